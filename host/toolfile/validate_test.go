@@ -106,8 +106,8 @@ func TestParseRules(t *testing.T) {
 	}{
 		// Strict decoding (§7.1).
 		{"case-folded key", "go_test.json", tool("goTest", `{"type": "exec", "bin": "go", "denyArgs": ["-exec"], "DENYARGS": []}`, ""), `key "DENYARGS" in handler differs from the field "denyArgs" only by case`, 10},
-		{"duplicate key", "go_test.json", tool("goTest", `{"type": "exec", "bin": "go", "denyArgs": ["-exec"], "denyArgs": []}`, ""), `duplicate key "denyArgs" (first at line 10`, 10},
-		{"duplicate top-level key", "go_test.json", tool("goTest", exec, `"writes": "none", "writes": "artifacts",`), `duplicate key "writes"`, 2},
+		{"duplicate key", "go_test.json", tool("goTest", `{"type": "exec", "bin": "go", "denyArgs": ["-exec"], "denyArgs": []}`, ""), `duplicate key "denyArgs" in "handler" (first at line 10`, 10},
+		{"duplicate top-level key", "go_test.json", tool("goTest", exec, `"writes": "none", "writes": "artifacts",`), `duplicate key "writes" at the top level`, 2},
 		{"invalid utf-8", "go_test.json", strings.Replace(tool("goTest", exec, ""), "A tool.", "A \xff tool.", 1), "invalid UTF-8", 6},
 		{"NUL escape", "go_test.json", strings.Replace(tool("goTest", exec, ""), "A tool.", `A \u0000 tool.`, 1), "NUL character", 6},
 		{"raw NUL byte", "go_test.json", strings.Replace(tool("goTest", exec, ""), "A tool.", "A \x00 tool.", 1), "NUL character", 6},

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -120,9 +121,6 @@ func Parse(src []byte, lim Limits) (*Node, []*Error) {
 	if lim.MaxBytes > 0 && len(src) > lim.MaxBytes {
 		return nil, []*Error{{Offset: 0, Related: -1, Msg: fmt.Sprintf("file is %d bytes, over the limit of %d", len(src), lim.MaxBytes), Hint: "shrink the file below the limit"}}
 	}
-	if i := invalidUTF8(src); i >= 0 {
-		return nil, []*Error{{Offset: i, Related: -1, Msg: "invalid UTF-8", Hint: "save the file as UTF-8"}}
-	}
 	if len(src) >= 3 && src[0] == 0xEF && src[1] == 0xBB && src[2] == 0xBF {
 		p.pos = 3
 	}
@@ -140,27 +138,53 @@ func Parse(src []byte, lim Limits) (*Node, []*Error) {
 	return n, p.errs
 }
 
-func invalidUTF8(b []byte) int {
-	for i := 0; i < len(b); {
-		if b[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i
-		}
-		i += size
-	}
-	return -1
-}
-
 type parser struct {
 	src   []byte
 	pos   int
 	lim   Limits
 	errs  []*Error
 	fatal *Error
+	path  []string // keys and indexes leading to the value being parsed
+	inKey bool     // parsing an object key rather than a value
+}
+
+// objectName names the object being parsed: `in "handler"`, or "at the
+// top level".
+func (p *parser) objectName() string {
+	inKey := p.inKey
+	p.inKey = false
+	w := p.where()
+	p.inKey = inKey
+	if len(p.path) == 0 {
+		return "at the top level"
+	}
+	return "in " + strings.TrimPrefix(w, "the value of ")
+}
+
+// where names the place being parsed, for messages: the value of
+// "handler.denyArgs[2]", or a key of "handler".
+func (p *parser) where() string {
+	var b strings.Builder
+	for _, k := range p.path {
+		if strings.HasPrefix(k, "[") {
+			b.WriteString(k)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(k)
+	}
+	if p.inKey {
+		if b.Len() == 0 {
+			return "a top-level key"
+		}
+		return fmt.Sprintf("a key of %q", b.String())
+	}
+	if b.Len() == 0 {
+		return "the top-level value"
+	}
+	return fmt.Sprintf("the value of %q", b.String())
 }
 
 func (p *parser) fail(off int, msg, hint string) {
@@ -290,7 +314,7 @@ func (p *parser) str() (string, bool) {
 	nul := func(off int) {
 		if !nulReported {
 			nulReported = true
-			p.errs = append(p.errs, &Error{Offset: off, Related: -1, Msg: "NUL character in a string", Hint: "remove the \\u0000 or NUL byte"})
+			p.errs = append(p.errs, &Error{Offset: off, Related: -1, Msg: "NUL character in " + p.where(), Hint: "remove the \\u0000 or NUL byte"})
 		}
 	}
 	for {
@@ -359,8 +383,15 @@ func (p *parser) str() (string, bool) {
 			nul(p.pos)
 			p.pos++
 		case c < 0x20:
-			p.fail(p.pos, "control character in a string", "write a newline as \\n and a tab as \\t")
+			p.fail(p.pos, "control character in "+p.where(), "write a newline as \\n and a tab as \\t")
 			return "", false
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(p.src[p.pos:])
+			if r == utf8.RuneError && size == 1 {
+				p.fail(p.pos, "invalid UTF-8 in "+p.where(), "save the file as UTF-8")
+				return "", false
+			}
+			p.pos += size
 		default:
 			p.pos++
 		}
@@ -399,12 +430,14 @@ func (p *parser) object(depth int) *Node {
 			return nil
 		}
 		keyStart := p.pos
+		p.inKey = true
 		key, ok := p.str()
+		p.inKey = false
 		if !ok {
 			return nil
 		}
 		if first, dup := seen[key]; dup {
-			p.errs = append(p.errs, &Error{Offset: keyStart, Related: first, Msg: fmt.Sprintf("duplicate key %q", key), Hint: "keep one of the two; a duplicate would silently override the first"})
+			p.errs = append(p.errs, &Error{Offset: keyStart, Related: first, Msg: fmt.Sprintf("duplicate key %q %s", key, p.objectName()), Hint: "keep one of the two; a duplicate would silently override the first"})
 		} else {
 			seen[key] = keyStart
 		}
@@ -415,7 +448,9 @@ func (p *parser) object(depth int) *Node {
 		}
 		p.pos++
 		p.skipSpace()
+		p.path = append(p.path, key)
 		v := p.value(depth + 1)
+		p.path = p.path[:len(p.path)-1]
 		if v == nil {
 			return nil
 		}
@@ -446,7 +481,9 @@ func (p *parser) array(depth int) *Node {
 	}
 	for {
 		p.skipSpace()
+		p.path = append(p.path, fmt.Sprintf("[%d]", len(n.Elems)))
 		v := p.value(depth + 1)
+		p.path = p.path[:len(p.path)-1]
 		if v == nil {
 			return nil
 		}
