@@ -11,9 +11,9 @@ type Catalog interface {
 	// HandlerlessTool returns who serves a handler-less tool name: "host"
 	// or a plugin.
 	HandlerlessTool(name string) (server string, ok bool)
-	// ValidateConfig checks a third-party handler block's config object
-	// (raw JSON, "" when absent) and returns one message per problem.
-	ValidateConfig(typ string, config []byte) []string
+	// ValidateHandler asks the plugin serving typ to check a tool's
+	// handler block (raw JSON) and returns one message per problem.
+	ValidateHandler(typ, tool string, handler []byte) []string
 	// Names lists the served handler types and handler-less tool names, for
 	// hints.
 	Names() (types, tools []string)
@@ -37,8 +37,8 @@ func (s Static) HandlerlessTool(name string) (string, bool) {
 	return v, ok
 }
 
-// ValidateConfig implements Catalog; a static catalog accepts any config.
-func (Static) ValidateConfig(string, []byte) []string { return nil }
+// ValidateHandler implements Catalog; a static catalog accepts any block.
+func (Static) ValidateHandler(string, string, []byte) []string { return nil }
 
 // Names implements Catalog.
 func (s Static) Names() (types, tools []string) {

@@ -712,17 +712,15 @@ func (c *checker) pluginHandler(root *strictjson.Node, h *strictjson.Node, t *To
 	hd := t.Handler
 	c.reject(h, fmt.Sprintf("for handler type %q, served by %s (put its settings in \"config\")", hd.Type, t.Server),
 		"bin", "subcommand", "env", "allowArgs", "denyArgs", "scope", "includeHidden", "includeIgnored", "summary")
-	var raw []byte
 	if cfg := c.field(h, "config", "handler", strictjson.Object); cfg != nil {
-		raw = c.src[cfg.Start:cfg.End]
-		hd.Config = json.RawMessage(raw)
+		hd.Config = json.RawMessage(c.src[cfg.Start:cfg.End])
 	}
 	at := h.Start
 	if m := h.Member("config"); m != nil {
 		at = m.Value.Start
 	}
-	for _, msg := range c.cat.ValidateConfig(hd.Type, raw) {
-		c.errAt(at, fmt.Sprintf("see the documentation of %s", t.Server), "handler.config for %q: %s", hd.Type, msg)
+	for _, msg := range c.cat.ValidateHandler(hd.Type, t.Name, c.src[h.Start:h.End]) {
+		c.errAt(at, fmt.Sprintf("see the documentation of %s", t.Server), "handler %q (served by %s): %s", hd.Type, t.Server, msg)
 	}
 	c.declaredCategories(root, t)
 }
