@@ -17,3 +17,9 @@ const ToolID = "https://opair.dev/schema/tool.schema.json"
 //
 //go:embed tool.schema.json
 var Tool []byte
+
+// Config is the JSON Schema for the user and project config files
+// (config.schema.json).
+//
+//go:embed config.schema.json
+var Config []byte
