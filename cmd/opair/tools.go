@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/opair-dev/opair/host/permission"
+	"github.com/opair-dev/opair/host/plugin"
 	"github.com/opair-dev/opair/host/registry"
 	"github.com/opair-dev/opair/host/toolfile"
 )
@@ -25,17 +26,18 @@ func newToolsCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	c.AddCommand(newToolsListCmd(), newToolsValidateCmd(), newToolsShowCmd())
+	c.AddCommand(newToolsListCmd(), newToolsValidateCmd(), newToolsShowCmd(), newToolsCallCmd())
 	return c
 }
 
-// loadRegistry loads the tools directory the way a session does.
-func loadRegistry() (*registry.Registry, error) {
-	dir, explicit, err := registry.ToolsDir()
+// loadRegistry loads the tools the way a session does: configuration,
+// plugins, then the tool files validated against what the plugins serve.
+func loadRegistry(cmd *cobra.Command) (*registry.Registry, func(), error) {
+	h, err := setupHost(cmd.Context(), hostOptions{logOut: cmd.ErrOrStderr()})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return registry.Load(registry.Options{Dir: dir, Explicit: explicit, PathEnv: os.Getenv("PATH")})
+	return h.reg, h.close, nil
 }
 
 // listedTool is one row of `opair tools list --json`.
@@ -76,10 +78,11 @@ handler type, scope, read and write categories, trust, slash command, and
 whether it can be offered: a tool whose binary is not on $PATH is not.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			reg, err := loadRegistry()
+			reg, done, err := loadRegistry(cmd)
 			if err != nil {
 				return err
 			}
+			defer done()
 			out := cmd.OutOrStdout()
 			if asJSON {
 				rows := make([]listedTool, 0, len(reg.Entries))
@@ -147,6 +150,12 @@ of the tool-file format, and print every error of every file at once, each as
 file:line:col: message, with a hint. Exits 0 when all are valid, 1 otherwise.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			h, err := setupHost(cmd.Context(), hostOptions{logOut: cmd.ErrOrStderr(), noTools: true})
+			if err != nil {
+				return err
+			}
+			defer h.close()
+			cat := plugin.Catalog(h.plugins)
 			var dir string
 			if len(args) == 1 {
 				dir = args[0]
@@ -156,7 +165,7 @@ file:line:col: message, with a hint. Exits 0 when all are valid, 1 otherwise.`,
 					return err
 				}
 				if _, err := os.Stat(d); errors.Is(err, os.ErrNotExist) && !explicit {
-					set, err := registry.LoadDefaults(toolfile.FirstParty())
+					set, err := registry.LoadDefaults(cat)
 					if err != nil {
 						return err
 					}
@@ -172,7 +181,7 @@ file:line:col: message, with a hint. Exits 0 when all are valid, 1 otherwise.`,
 			if !fi.IsDir() {
 				return fmt.Errorf("%s is not a directory", dir)
 			}
-			set, err := toolfile.LoadDir(dir, toolfile.FirstParty())
+			set, err := toolfile.LoadDir(dir, cat)
 			if err != nil {
 				return err
 			}
@@ -188,10 +197,11 @@ func newToolsShowCmd() *cobra.Command {
 		Short: "Show one tool: its schema as sent to the model, categories and gating",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			reg, err := loadRegistry()
+			reg, done, err := loadRegistry(cmd)
 			if err != nil {
 				return err
 			}
+			defer done()
 			e := reg.Lookup(args[0])
 			if e == nil {
 				return reportedError{fmt.Sprintf("no tool named %q in %s; 'opair tools list' shows them", args[0], reg.Source)}

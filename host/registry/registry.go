@@ -65,6 +65,9 @@ type Options struct {
 	Explicit bool             // Dir was chosen by the user: a missing one is an error
 	Catalog  toolfile.Catalog // what plugins serve; FirstParty when nil
 	PathEnv  string           // $PATH to probe
+	// Status says whether the server of a tool (a plugin name, or "host")
+	// can take calls; nil treats every server as available.
+	Status func(server string) error
 }
 
 // Load validates the tools of opts.Dir, or the embedded defaults when the
@@ -96,7 +99,14 @@ func Load(opts Options) (*Registry, error) {
 	}
 	r := &Registry{Source: set.Dir}
 	for _, t := range set.Tools {
-		r.Entries = append(r.Entries, probe(t, opts.PathEnv))
+		e := probe(t, opts.PathEnv)
+		if e.Available && opts.Status != nil {
+			if err := opts.Status(t.Server); err != nil {
+				e.Available = false
+				e.Reason = err.Error()
+			}
+		}
+		r.Entries = append(r.Entries, e)
 	}
 	return r, nil
 }

@@ -87,9 +87,10 @@ type Tool struct {
 	Strict      *bool           // schema.function.strict, if present
 	Schema      json.RawMessage // the whole schema object, exactly as sent to the model
 
-	Kind    Kind
-	Handler *Handler // nil for handler-less tools
-	Server  string   // who serves it: a plugin name, or "host"
+	Kind        Kind
+	Handler     *Handler        // nil for handler-less tools
+	HandlerJSON json.RawMessage // the handler block as written, for the plugin
+	Server      string          // who serves it: a plugin name, or "host"
 
 	Reads, Writes   Category
 	Untrusted       bool   // exec: "untrusted", or a bin that runs other programs

@@ -468,6 +468,7 @@ func (c *checker) handler(root *strictjson.Node, hm *strictjson.Member, t *Tool)
 		return
 	}
 	t.Handler = &Handler{Type: typ}
+	t.HandlerJSON = json.RawMessage(c.src[h.Start:h.End])
 	switch {
 	case typ == "exec":
 		t.Kind = KindExec

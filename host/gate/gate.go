@@ -1,0 +1,205 @@
+// Package gate prepares one tool call for the human and the plugin: it
+// checks the arguments against the tool's schema, builds the exact command
+// an exec tool will run, filters its arguments by every spelling the binary
+// accepts, and decides allow, ask, deny or not offered from the mode, the
+// tool's categories, the repetition rule and the user's rules.
+//
+// It never prompts and never runs anything: it returns a Prepared call whose
+// Request is exactly what the plugin will get, so that what the human
+// approves is what runs.
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/opair-dev/opair/host/config"
+	"github.com/opair-dev/opair/host/permission"
+	"github.com/opair-dev/opair/host/plugin"
+	"github.com/opair-dev/opair/host/registry"
+	"github.com/opair-dev/opair/host/toolfile"
+	"github.com/opair-dev/opair/internal/argfilter"
+	"github.com/opair-dev/opair/internal/childenv"
+	pluginv1 "github.com/opair-dev/opair/proto/opair/plugin/v1"
+)
+
+// Gate prepares the calls of one loop.
+type Gate struct {
+	Root    string // absolute project root
+	Mode    permission.Mode
+	Config  *config.Config
+	HostEnv []string           // the host's environment, before filtering
+	Recent  *permission.Recent // the loop's recent calls; nil: no repetition rule
+
+	mu      sync.Mutex
+	schemas map[string]*jsonschema.Schema
+}
+
+// Prepared is a call ready to be decided and run.
+type Prepared struct {
+	Entry    *registry.Entry
+	Args     json.RawMessage
+	ExecArgs []string // exec: the model's args
+	Argv     []string // exec: the exact command line, argv[0] absolute
+	Decision permission.Decision
+	// Suggestions are rules that would allow the call, when it asks.
+	Suggestions []permission.Rule
+	Request     *pluginv1.InvokeRequest
+}
+
+// Refusal is a call refused before anything runs: bad arguments, a denied
+// argument, an unavailable tool.
+type Refusal struct {
+	Tool string
+	Msg  string
+}
+
+func (r *Refusal) Error() string { return fmt.Sprintf("%s: refused before running: %s", r.Tool, r.Msg) }
+
+// Prepare checks and decides one call. A *Refusal error means nothing may
+// run; otherwise Decision says whether it runs, asks or is denied.
+func (g *Gate) Prepare(e *registry.Entry, args json.RawMessage) (*Prepared, error) {
+	refuse := func(format string, a ...any) (*Prepared, error) {
+		return nil, &Refusal{Tool: e.Name, Msg: fmt.Sprintf(format, a...)}
+	}
+	if !e.Available {
+		return refuse("the tool is unavailable: %s", e.Reason)
+	}
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(args, &obj); err != nil || obj == nil {
+		return refuse("the arguments must be a JSON object, e.g. {\"args\": [\"./...\"]}")
+	}
+	if err := g.validate(e.Tool, args); err != nil {
+		return refuse("the arguments do not match the tool's parameters: %v", err)
+	}
+	p := &Prepared{Entry: e, Args: args}
+	untrusted := e.Untrusted
+	req := &pluginv1.InvokeRequest{
+		CallId: plugin.NewCallID(), ToolName: e.Name, HandlerType: e.Type(),
+		HandlerJson: e.HandlerJSON, ArgumentsJson: args, ProjectRoot: g.Root,
+	}
+	if req.HandlerJson == nil {
+		req.HandlerJson = []byte("{}")
+	}
+	if e.Kind == toolfile.KindExec {
+		var a struct {
+			Args []string `json:"args"`
+		}
+		if err := json.Unmarshal(args, &a); err != nil {
+			return refuse("args must be an array of strings: %v", err)
+		}
+		p.ExecArgs = a.Args
+		h := e.Handler
+		if rej := argfilter.Check(argfilter.StyleFor(h.Bin), h.AllowArgs, h.DenyArgs, a.Args); rej != nil {
+			return refuse("%v", rej)
+		}
+		if e.BinPath == "" {
+			return refuse("the binary %q was not found at start-up", h.Bin)
+		}
+		if inside(g.Root, e.BinPath) {
+			untrusted = true
+		}
+		argv := append([]string{e.BinPath}, h.Subcommand...)
+		if filepath.Base(e.BinPath) == "git" && len(h.Subcommand) > 0 {
+			argv = append(argv, childenv.GitArgs(h.Subcommand[0])...)
+		}
+		start := len(argv)
+		argv = append(argv, a.Args...)
+		p.Argv = argv
+		env := childenv.Merge(childenv.Build(g.HostEnv), envList(h.Env), childenv.Pinned(filepath.Base(e.BinPath)))
+		req.Command = &pluginv1.ExecCommand{Argv: argv, Env: env, ModelArgsStart: uint32(start)}
+		timeout, outputCap := config.DefaultTimeout, config.DefaultOutputCap
+		if g.Config != nil {
+			timeout, outputCap = g.Config.Exec.Timeout, g.Config.Exec.OutputCap
+		}
+		req.Limits = &pluginv1.Limits{TimeoutMs: int64(timeout / time.Millisecond), OutputCapBytes: int64(outputCap)}
+	}
+	p.Request = req
+
+	call := permission.Call{
+		Tool:      e.Name,
+		Args:      p.ExecArgs,
+		Untrusted: untrusted,
+		Static:    permission.Categories(e.Reads, e.Writes, untrusted, g.Mode),
+	}
+	if g.Recent != nil {
+		if repeat, why := g.Recent.Check(e.Name, args); repeat {
+			call.Repeat = why
+		}
+	}
+	var user, project []permission.Rule
+	if g.Config != nil {
+		user, project = g.Config.Permissions, g.Config.ProjectPermissions
+	}
+	p.Decision = permission.Decide(call, user, project)
+	if p.Decision.Action == permission.Ask {
+		p.Suggestions = permission.Suggest(call, user, project)
+	}
+	return p, nil
+}
+
+// Record notes that a call ran, for the repetition rule.
+func (g *Gate) Record(p *Prepared) {
+	if g.Recent != nil {
+		g.Recent.Record(p.Entry.Name, p.Args)
+	}
+}
+
+func inside(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
+func envList(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+// validate checks arguments against the tool's parameters schema, compiled
+// once per tool.
+func (g *Gate) validate(t *toolfile.Tool, args json.RawMessage) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.schemas == nil {
+		g.schemas = map[string]*jsonschema.Schema{}
+	}
+	key := t.Name + "\x00" + string(t.Parameters)
+	s, ok := g.schemas[key]
+	if !ok {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(t.Parameters))
+		if err != nil {
+			return err
+		}
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(jsonschema.Draft2020)
+		url := "opair:///" + t.Name + ".json"
+		if err := c.AddResource(url, doc); err != nil {
+			return err
+		}
+		if s, err = c.Compile(url); err != nil {
+			return err
+		}
+		g.schemas[key] = s
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return err
+	}
+	if err := s.Validate(inst); err != nil {
+		return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	return nil
+}
