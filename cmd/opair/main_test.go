@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,9 @@ import (
 // user would, as a child process with its own environment.
 var opairBin string
 
+// testBin holds helper programs the tests use as tool binaries.
+var testBin string
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "opair-cli-test")
 	if err != nil {
@@ -27,10 +31,19 @@ func TestMain(m *testing.M) {
 	if runtime.GOOS == "windows" {
 		opairBin += ".exe"
 	}
-	build := exec.Command("go", "build", "-o", opairBin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		panic("building opair: " + err.Error())
+	// opair and the built-in plugins side by side, as `go install` leaves
+	// them; the example third-party plugin and test helpers elsewhere.
+	testBin = filepath.Join(dir, "testbin")
+	for _, b := range [][]string{
+		{"go", "build", "-o", dir + "/", ".", "../../plugins/exec/opair-plugin-exec"},
+		{"go", "build", "-o", filepath.Join(dir, "plugins") + "/", "../../examples/opair-plugin-jsonpointer"},
+		{"go", "build", "-o", testBin + "/", "./testdata/spawner"},
+	} {
+		build := exec.Command(b[0], b[1:]...)
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			panic(fmt.Sprintf("%v: %v", b, err))
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -483,6 +483,8 @@ func (c *checker) handler(root *strictjson.Node, hm *strictjson.Member, t *Tool)
 		if !ok {
 			types, _ := c.cat.Names()
 			known := append(append([]string{"exec"}, BuiltinTypes()...), types...)
+			slices.Sort(known)
+			known = slices.Compact(known)
 			hint := "install the plugin that serves it, or use one of: " + strings.Join(known, ", ")
 			if near := nearest(typ, known); near != "" {
 				hint = fmt.Sprintf("did you mean %q? Otherwise install the plugin that serves it.", near)
