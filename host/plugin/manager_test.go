@@ -38,6 +38,7 @@ func TestMain(m *testing.M) {
 	builds := map[string]string{
 		"opair-plugin-test": "./testdata/testplugin",
 		"opair-plugin-v2":   "./testdata/v2plugin",
+		"opair-plugin-exec": "../../plugins/exec/opair-plugin-exec",
 	}
 	for name, pkg := range builds {
 		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg)

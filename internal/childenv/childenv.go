@@ -4,6 +4,10 @@
 // variables that make a toolchain run other code (LD_PRELOAD, GOFLAGS,
 // GIT_*, NODE_OPTIONS, …) and anything that looks like a secret.
 //
+// Build, Pinned and Merge assemble the environment itself: the host's
+// allow-listed variables, then handler.env, then the values the host forces
+// for a binary (git and go).
+//
 // It is shared by the host (validating tool files) and the exec plugin
 // (building the environment), and imports neither.
 package childenv

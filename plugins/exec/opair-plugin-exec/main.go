@@ -78,6 +78,15 @@ func invoke(ctx context.Context, call *sdk.Call, p sdk.Progress) (*sdk.Result, e
 	if inst := os.Getenv(instanceVar); inst != "" {
 		env = childenv.Merge(env, []string{instanceVar + "=" + inst})
 	}
+	if filepath.Base(argv[0]) == "git" {
+		// Drivers the repository defines by name (filters, textconv) are
+		// pinned off before git runs.
+		pinned, err := run.PinGitDrivers(ctx, argv[0], call.ProjectRoot, env)
+		if err != nil {
+			return nil, fmt.Errorf("reading the repository's git drivers before running git: %w", err)
+		}
+		env = pinned
+	}
 	timeout := call.Timeout
 	if timeout <= 0 {
 		timeout = defaultTimeout
