@@ -316,3 +316,52 @@ func TestCallThirdPartyPlugin(t *testing.T) {
 		t.Errorf("plugin validation: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// If opair itself is killed (SIGKILL: no chance to clean up), its plugins
+// notice that their parent is gone, cancel their calls, and every process a
+// call started dies with them.
+func TestHostKilledLeavesNoProcess(t *testing.T) {
+	tools := toolsDirWith(t, map[string]string{"spawn.json": spawnTool(filepath.Join(testBin, "spawner"))})
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	home := t.TempDir()
+	cmd := exec.Command(opairBin, "tools", "call", "spawn", `{"args":["`+pidFile+`"]}`, "--project", t.TempDir())
+	cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "PATH=" + os.Getenv("PATH"), "OPAIR_TOOLS_DIR=" + tools}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pids := readPids(t, pidFile)
+	plugin := parentOf(pids[0])
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	assertGoneWithin(t, append(pids, plugin), 5*time.Second)
+}
+
+func parentOf(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	f := strings.Fields(string(b[i+2:]))
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}
+
+func assertGoneWithin(t *testing.T, pids []int, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for _, pid := range pids {
+		if pid == 0 {
+			continue
+		}
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if alive(pid) {
+			t.Errorf("process %d survived its host", pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
