@@ -437,3 +437,54 @@ func TestDiscover(t *testing.T) {
 		t.Errorf("missing: %v", missing)
 	}
 }
+
+// TestExecPluginKilledMidCall kills the real exec plugin while its child
+// runs a command that left a process in a session of its own: the call
+// fails naming the crash, both processes are gone, and the next exec call
+// on the same manager succeeds.
+func TestExecPluginKilledMidCall(t *testing.T) {
+	m := start(t, []Spec{testSpec("opair-plugin-exec")}, nil)
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	script := `setsid sleep 300 & echo $! > ` + pidFile + `.tmp; echo $$ >> ` + pidFile + `.tmp; mv ` + pidFile + `.tmp ` + pidFile + `; exec sleep 300`
+	req := &pluginv1.InvokeRequest{
+		ToolName: "sh", HandlerType: "exec", HandlerJson: []byte(`{"type":"exec","bin":"sh"}`), ArgumentsJson: []byte(`{}`),
+		Command: &pluginv1.ExecCommand{Argv: []string{"/bin/sh", "-c", script}, Env: []string{"PATH=/usr/bin:/bin"}, ModelArgsStart: 1},
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.Invoke(context.Background(), req, nil)
+		done <- err
+	}()
+	var pids []int
+	deadline := time.Now().Add(10 * time.Second)
+	for len(pids) < 2 && time.Now().Before(deadline) {
+		if data, err := os.ReadFile(pidFile); err == nil {
+			for _, f := range strings.Fields(string(data)) {
+				n, _ := strconv.Atoi(f)
+				pids = append(pids, n)
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(pids) < 2 {
+		t.Fatal("the command did not start")
+	}
+	if err := syscall.Kill(m.Pid("opair-plugin-exec"), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var ce *CrashError
+	if err := <-done; !errors.As(err, &ce) || ce.Plugin != "opair-plugin-exec" {
+		t.Fatalf("want a crash of opair-plugin-exec, got %v", err)
+	}
+	for _, pid := range pids {
+		if !gone(pid, 3*time.Second) {
+			t.Errorf("process %d of the killed call survived", pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	req.Command.Argv = []string{"/bin/sh", "-c", "echo again"}
+	res, err := m.Invoke(context.Background(), req, nil)
+	if err != nil || !strings.Contains(text(res), "again") {
+		t.Fatalf("next call: %v %v", res, err)
+	}
+}
