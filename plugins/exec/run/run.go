@@ -21,6 +21,14 @@
 // those gaps. A consequence of the sweep: the plugin must not start
 // children of its own in a new session outside Run, or they count as escaped.
 //
+// The scans are skipped when they provably have nothing to find: Run holds
+// the child's zombie unreaped until the cleanup is done, and when no
+// process at all has been created since the child (the last pid the kernel
+// handed out is still the child's) and the plugin has no child that could
+// belong to a call, nothing of the call is left (see quiet in procs.go).
+// That is the common case of a short command that starts nothing, and it
+// spares two reads of every process's stat file per call.
+//
 // The package decides nothing: the caller has resolved the binary, checked
 // the arguments and built the environment.
 package run
@@ -190,7 +198,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	}
 	startTime := time.Now()
 	c := newCall(cmd.Process.Pid, marker)
-	started(c.start)
+	started(c.start, c.pid)
 
 	outputCap := s.OutputCap
 	if outputCap <= 0 {
@@ -215,8 +223,18 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		}
 	}()
 
-	waitDone := make(chan error, 1)
-	go func() { waitDone <- cmd.Wait() }()
+	// The child is waited for without being reaped: until cmd.Wait reaps
+	// it, its zombie keeps its pid (and so its process group and session
+	// ids) from being reused, which the cleanup, and quiet, rely on.
+	exitDone := make(chan exitState, 1)
+	go func() {
+		if waitExit(c.pid) == nil {
+			exitDone <- exitState{}
+			return
+		}
+		// waitid cannot wait without reaping here: wait the ordinary way.
+		exitDone <- exitState{reaped: true, err: cmd.Wait()}
+	}()
 	stopTracking := c.track()
 
 	var timeout <-chan time.Time
@@ -227,10 +245,10 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	}
 
 	var res Result
-	var waitErr error
+	var exit exitState
 	exited := false
 	select {
-	case waitErr = <-waitDone:
+	case exit = <-exitDone:
 		exited = true
 	case <-timeout:
 		res.TimedOut = true
@@ -240,17 +258,34 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	stopTracking()
 	var errs []error
 	// Kill whatever is left of the call: everything on timeout or
-	// cancellation, the leftovers (a background daemon) after a normal exit.
-	if err := c.cleanup(killBound); err != nil {
-		errs = append(errs, err)
+	// cancellation, the leftovers (a background daemon) after a normal exit,
+	// unless quiet proves there are none.
+	if !exited || exit.reaped || !c.quiet() {
+		if err := c.cleanup(killBound); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if !exited {
 		select {
-		case waitErr = <-waitDone:
+		case exit = <-exitDone:
 			exited = true
 		case <-time.After(killBound):
 			errs = append(errs, fmt.Errorf("run: %s (pid %d) did not exit after SIGKILL", s.Path, c.pid))
 		}
+	}
+	waitErr := exit.err
+	if exited {
+		if !exit.reaped {
+			waitErr = cmd.Wait() // the child is a zombie: this only reaps it
+		}
+		reaped(c.pid)
+	} else {
+		go func() { // reap it if it ever dies
+			if !(<-exitDone).reaped {
+				_ = cmd.Wait()
+			}
+			reaped(c.pid)
+		}()
 	}
 	res.Duration = time.Since(startTime)
 
@@ -276,8 +311,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 
 	res.ExitCode = -1
 	if exited {
-		var exitErr *exec.ExitError
-		if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		if waitErr != nil && !errors.As(waitErr, new(*exec.ExitError)) {
 			errs = append(errs, fmt.Errorf("run: wait for %s: %w", s.Path, waitErr))
 		}
 		if st := cmd.ProcessState; st != nil {
@@ -319,4 +353,25 @@ func newMarker() (string, error) {
 		return "", fmt.Errorf("run: call marker: %w", err)
 	}
 	return hex.EncodeToString(b), nil
+}
+
+// exitState is how the child's exit was waited for: reaped, with cmd.Wait's
+// error, or (normally) not reaped yet.
+type exitState struct {
+	reaped bool
+	err    error
+}
+
+// waitExit blocks until the child pid has exited, without reaping it.
+func waitExit(pid int) error {
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if !errors.Is(err, unix.EINTR) {
+			if err != nil {
+				return fmt.Errorf("waitid: %w", err)
+			}
+			return nil
+		}
+	}
 }
