@@ -79,7 +79,7 @@ func callTool(ctx context.Context, stdout, stderr io.Writer, name string, args j
 	if e.Kind == toolfile.KindHandlerless && e.Server == "host" {
 		return reportedError{fmt.Sprintf("%s is served by the host inside a session; it has nothing to run on its own", name)}
 	}
-	g := &gate.Gate{Root: h.root, Mode: mode, Config: h.cfg, HostEnv: os.Environ()}
+	g := &gate.Gate{Root: h.root, Mode: mode, Config: h.cfg, HostEnv: os.Environ(), Paths: h.paths}
 	p, err := g.Prepare(e, args)
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/opair-dev/opair/host/plugin"
 	"github.com/opair-dev/opair/host/registry"
 	"github.com/opair-dev/opair/internal/childenv"
+	"github.com/opair-dev/opair/internal/pathclass"
 )
 
 // host is what a command that uses tools sets up: the configuration, the
@@ -25,6 +26,7 @@ type host struct {
 	reg     *registry.Registry
 	log     hclog.Logger
 	missing []string // built-in plugins found nowhere
+	paths   *pathclass.Resolver
 }
 
 // hostOptions tune setup.
@@ -108,6 +110,13 @@ func setupHost(ctx context.Context, o hostOptions) (*host, error) {
 		mgr.Close()
 		return nil, err
 	}
+	// Opair's own files are protected wherever they are: no builtin tool
+	// writes the tools, the configuration or the plugins.
+	h.paths, err = pathclass.New(root, pathclass.Options{Protected: []string{dir, cfgPath, pluginsDir}})
+	if err != nil {
+		mgr.Close()
+		return nil, fmt.Errorf("project %s: %w", root, err)
+	}
 	status := func(server string) error {
 		err := mgr.Status(server)
 		if err == nil {
@@ -129,4 +138,9 @@ func setupHost(ctx context.Context, o hostOptions) (*host, error) {
 	return h, nil
 }
 
-func (h *host) close() { h.plugins.Close() }
+func (h *host) close() {
+	h.plugins.Close()
+	if h.paths != nil {
+		_ = h.paths.Close()
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"github.com/opair-dev/opair/host/toolfile"
 	"github.com/opair-dev/opair/internal/argfilter"
 	"github.com/opair-dev/opair/internal/childenv"
+	"github.com/opair-dev/opair/internal/pathclass"
 	pluginv1 "github.com/opair-dev/opair/proto/opair/plugin/v1"
 )
 
@@ -37,6 +38,9 @@ type Gate struct {
 	Config  *config.Config
 	HostEnv []string           // the host's environment, before filtering
 	Recent  *permission.Recent // the loop's recent calls; nil: no repetition rule
+	// Paths classifies the paths of builtin calls; nil refuses builtin
+	// calls that name a path.
+	Paths *pathclass.Resolver
 
 	mu      sync.Mutex
 	schemas map[string]*jsonschema.Schema
@@ -47,6 +51,8 @@ type Prepared struct {
 	Entry    *registry.Entry
 	Args     json.RawMessage
 	ExecArgs []string // exec: the model's args
+	// Path is the resolved path a builtin call names, if any.
+	Path *pathclass.Resolved
 	Argv     []string // exec: the exact command line, argv[0] absolute
 	Decision permission.Decision
 	// Suggestions are rules that would allow the call, when it asks.
@@ -126,11 +132,35 @@ func (g *Gate) Prepare(e *registry.Entry, args json.RawMessage) (*Prepared, erro
 	}
 	p.Request = req
 
+	reads, writes := e.Reads, e.Writes
+	var paths []string
+	if e.Kind == toolfile.KindBuiltin {
+		res, err := g.builtinPath(e, obj)
+		if err != nil {
+			return refuse("%v", err)
+		}
+		if res != nil {
+			p.Path = res
+			// The call is decided by the class of the path it touches,
+			// which is at most what the tool's scope reaches.
+			cat := classCategory(res.Class)
+			reads = cat
+			if writes != toolfile.None {
+				writes = cat
+			}
+			if res.Class == pathclass.External {
+				paths = []string{res.Abs}
+			} else {
+				paths = []string{res.Rel}
+			}
+		}
+	}
 	call := permission.Call{
 		Tool:      e.Name,
 		Args:      p.ExecArgs,
+		Paths:     paths,
 		Untrusted: untrusted,
-		Static:    permission.Categories(e.Reads, e.Writes, untrusted, g.Mode),
+		Static:    permission.Categories(reads, writes, untrusted, g.Mode),
 	}
 	if g.Recent != nil {
 		if repeat, why := g.Recent.Check(e.Name, args); repeat {
@@ -153,6 +183,71 @@ func (g *Gate) Record(p *Prepared) {
 	if g.Recent != nil {
 		g.Recent.Record(p.Entry.Name, p.Args)
 	}
+}
+
+// builtinPath resolves and checks the path a builtin call names: its class
+// must be one the tool's scope grants, a writer may not touch a protected
+// path, and nothing is read or written through a dangling link, a device or
+// a FIFO.
+func (g *Gate) builtinPath(e *registry.Entry, args map[string]any) (*pathclass.Resolved, error) {
+	raw, ok := args["path"]
+	if !ok {
+		return nil, nil
+	}
+	path, ok := raw.(string)
+	if !ok {
+		return nil, fmt.Errorf("path must be a string")
+	}
+	if g.Paths == nil {
+		return nil, fmt.Errorf("no project root to resolve %q against", path)
+	}
+	res, err := g.Paths.Resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	scope := pathclass.Project
+	if e.Handler.Scope != "" {
+		if scope, err = pathclass.ParseScope(string(e.Handler.Scope)); err != nil {
+			return nil, err
+		}
+	}
+	if !pathclass.Grants(scope, res.Class) {
+		return nil, fmt.Errorf("path %q is %s, which the tool's scope (%s) does not reach%s", path, res.Class, scope, scopeHint(res.Class))
+	}
+	writer := e.Writes != toolfile.None
+	switch {
+	case writer && res.Protected != "":
+		return nil, fmt.Errorf("path %q is protected: %s; no tool may write it", path, res.Protected)
+	case writer && res.Dangling:
+		return nil, fmt.Errorf("path %q is a symbolic link to a missing target; write the target itself", path)
+	case res.Special:
+		return nil, fmt.Errorf("path %q is not a regular file or directory (a device, FIFO or socket)", path)
+	}
+	return res, nil
+}
+
+func scopeHint(c pathclass.Class) string {
+	switch c {
+	case pathclass.ProjectDot:
+		return " (a component starts with \".\"; use a tool with scope project-dot)"
+	case pathclass.ProjectIgnore:
+		return " (git ignores it; use a tool with scope project-ignore)"
+	case pathclass.External:
+		return " (it is outside the project; use a tool with scope external)"
+	}
+	return ""
+}
+
+func classCategory(c pathclass.Class) toolfile.Category {
+	switch c {
+	case pathclass.Project:
+		return toolfile.Project
+	case pathclass.ProjectDot:
+		return toolfile.ProjectDot
+	case pathclass.ProjectIgnore:
+		return toolfile.ProjectIgnore
+	}
+	return toolfile.External
 }
 
 func inside(root, path string) bool {
