@@ -97,9 +97,12 @@ type Call struct {
 	Handler     json.RawMessage // the tool file's handler block ("{}" when none)
 	Args        json.RawMessage // the model's arguments, validated against the tool's schema
 	ProjectRoot string
-	Timeout     time.Duration // 0: the plugin's default
-	OutputCap   int           // 0: the plugin's default
-	DryRun      bool          // preview only: change nothing
+	// ProtectedPaths are absolute paths the host says no handler may write
+	// (Opair's tools directory, configuration and plugins).
+	ProtectedPaths []string
+	Timeout        time.Duration // 0: the plugin's default
+	OutputCap      int           // 0: the plugin's default
+	DryRun         bool          // preview only: change nothing
 	// Command is, for exec calls, the exact argv the gate approved
 	// (Command[0] an absolute path), Env the complete environment, and
 	// ModelArgsStart the index of the first model-supplied argument.

@@ -54,10 +54,11 @@ type server struct {
 	pluginv1.UnimplementedHandlerServiceServer
 	p Plugin
 
-	mu     sync.Mutex
-	broker *goplugin.GRPCBroker
-	host   *hostClient
-	root   string
+	mu        sync.Mutex
+	broker    *goplugin.GRPCBroker
+	host      *hostClient
+	root      string
+	protected []string
 
 	// ctx is cancelled when the plugin shuts down: every call is cancelled.
 	ctx      context.Context
@@ -126,6 +127,7 @@ func (s *server) Configure(ctx context.Context, req *pluginv1.ConfigureRequest) 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.root = req.ProjectRoot
+	s.protected = append([]string(nil), req.ProtectedPaths...)
 	if req.HostBrokerId != 0 && s.p.NeedsHost {
 		if s.broker == nil {
 			return nil, status.Error(codes.FailedPrecondition, "no broker to reach the host")
@@ -213,6 +215,7 @@ func (s *server) Invoke(req *pluginv1.InvokeRequest, stream grpc.ServerStreaming
 	if s.host != nil {
 		call.Host = s.host.forCall(req.CallId)
 	}
+	call.ProtectedPaths = s.protected
 	s.mu.Unlock()
 
 	prog := &streamProgress{ctx: ctx, send: func(p *pluginv1.Progress) error {

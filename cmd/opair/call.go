@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/opair-dev/opair/host/gate"
 	"github.com/opair-dev/opair/host/permission"
@@ -95,10 +96,23 @@ func callTool(ctx context.Context, stdout, stderr io.Writer, name string, args j
 	case permission.Deny:
 		return reportedError{fmt.Sprintf("%s denied: %s", name, p.Decision.Reason)}
 	case permission.Ask:
+		// A write is previewed first: the human approves the diff, and the
+		// write happens only if the files still hold what the diff was
+		// computed from.
+		var preview *writePreview
+		if p.Entry.Kind == toolfile.KindBuiltin && p.Entry.Writes != toolfile.None {
+			preview, err = dryRun(ctx, h, p)
+			if err != nil {
+				return err
+			}
+			if preview.failed != "" {
+				return reportedError{fmt.Sprintf("%s: %s", name, preview.failed)}
+			}
+		}
 		if tty == nil {
 			return reportedError{denyMessage(p, h.cfgPath)}
 		}
-		ok, msg, err := ask(tty, p, h.root)
+		ok, msg, err := ask(tty, p, h.root, preview)
 		if err != nil {
 			return err
 		}
@@ -107,6 +121,11 @@ func callTool(ctx context.Context, stdout, stderr io.Writer, name string, args j
 				return reportedError{fmt.Sprintf("%s rejected by you: %s", name, msg)}
 			}
 			return reportedError{fmt.Sprintf("%s rejected by you", name)}
+		}
+		if preview != nil {
+			if err := preview.bind(p); err != nil {
+				return err
+			}
 		}
 	default:
 		return reportedError{fmt.Sprintf("%s: unknown decision %q; failing closed", name, p.Decision.Action)}
@@ -221,13 +240,86 @@ func openTTY() *os.File {
 	return f
 }
 
-// ask shows the exact call and asks once / always / reject / reject with a
-// message. It returns whether to run and the rejection message.
-func ask(tty *os.File, p *gate.Prepared, root string) (bool, string, error) {
+// writePreview is the dry run of a write: the diff the human approves and
+// the content hashes it was computed from.
+type writePreview struct {
+	diff   string
+	files  []struct{ Path, Before string }
+	failed string // the dry run's own refusal, if any
+}
+
+// dryRun runs a writing call with DryRun set: nothing is touched.
+func dryRun(ctx context.Context, h *host, p *gate.Prepared) (*writePreview, error) {
+	req := proto.Clone(p.Request).(*pluginv1.InvokeRequest)
+	req.DryRun = true
+	res, err := h.plugins.Invoke(ctx, req, nil)
+	if err != nil {
+		return nil, fmt.Errorf("previewing %s: %w", p.Entry.Name, err)
+	}
+	pv := &writePreview{}
+	if res.IsError {
+		pv.failed = strings.TrimSpace(textOf(res))
+		return pv, nil
+	}
+	var d struct {
+		Diff  string `json:"diff"`
+		Files []struct {
+			Path   string `json:"path"`
+			Before string `json:"before_sha256"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal(res.DetailsJson, &d); err != nil {
+		return nil, fmt.Errorf("previewing %s: the plugin's details are not the expected JSON: %w", p.Entry.Name, err)
+	}
+	pv.diff = d.Diff
+	for _, f := range d.Files {
+		pv.files = append(pv.files, struct{ Path, Before string }{f.Path, f.Before})
+	}
+	return pv, nil
+}
+
+// bind makes the approved call conditional on the files still holding the
+// content the diff was computed from.
+func (pv *writePreview) bind(p *gate.Prepared) error {
+	var args map[string]any
+	if err := json.Unmarshal(p.Request.ArgumentsJson, &args); err != nil {
+		return fmt.Errorf("binding the approval of %s: %w", p.Entry.Name, err)
+	}
+	expect := map[string]string{}
+	for _, f := range pv.files {
+		expect[f.Path] = f.Before
+	}
+	args["expectSha256"] = expect
+	b, err := json.Marshal(args)
+	if err != nil {
+		return fmt.Errorf("binding the approval of %s: %w", p.Entry.Name, err)
+	}
+	p.Request.ArgumentsJson = b
+	return nil
+}
+
+func textOf(res *pluginv1.Result) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		b.WriteString(c.GetText())
+	}
+	return b.String()
+}
+
+// ask shows the exact call (or the diff of a write) and asks once / always /
+// reject / reject with a message. It returns whether to run and the
+// rejection message.
+func ask(tty *os.File, p *gate.Prepared, root string, preview *writePreview) (bool, string, error) {
 	fmt.Fprintf(tty, "\n%s wants to run", p.Entry.Name)
-	if len(p.Argv) > 0 {
+	switch {
+	case len(p.Argv) > 0:
 		fmt.Fprintf(tty, ":\n  %s\n  in %s\n", displayArgv(p.Argv), escapeTerminal(root))
-	} else {
+	case preview != nil:
+		fmt.Fprintf(tty, ", changing:\n")
+		for _, line := range strings.Split(strings.TrimRight(preview.diff, "\n"), "\n") {
+			fmt.Fprintf(tty, "  %s\n", escapeTerminal(line))
+		}
+	default:
 		fmt.Fprintf(tty, " with %s\n", escapeTerminal(string(p.Args)))
 	}
 	fmt.Fprintf(tty, "  why it asks: %s\n", escapeTerminal(p.Decision.Reason))

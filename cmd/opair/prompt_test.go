@@ -166,3 +166,65 @@ func TestEscapeTerminal(t *testing.T) {
 		t.Errorf("displayArgv: %s", got)
 	}
 }
+
+const editDotTool = `{
+  "schema": {"type": "function", "function": {"name": "editDotFile", "description": "Edit a dot file.",
+    "parameters": {"type": "object", "properties": {"path": {"type": "string"}, "oldString": {"type": "string"}, "newString": {"type": "string"}}, "required": ["path", "oldString", "newString"]}}},
+  "handler": {"type": "editFile", "scope": "project-dot"}
+}`
+
+// A write that asks shows its diff; approving applies it only if the file
+// still holds what the diff was computed from.
+func TestPromptShowsTheDiffAndBindsTheApproval(t *testing.T) {
+	tools := toolsDirWith(t, map[string]string{"edit_dot_file.json": editDotTool})
+	project := t.TempDir()
+	target := filepath.Join(project, ".settings")
+	if err := os.WriteFile(target, []byte("color=red\nsize=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"OPAIR_TOOLS_DIR=" + tools}
+	args := []string{"tools", "call", "editDotFile", `{"path":".settings","oldString":"color=red","newString":"color=blue"}`, "--mode", "driver", "--project", project}
+
+	s := startPTY(t, env, args...)
+	s.waitFor("Allow?")
+	for _, want := range []string{"editDotFile wants to run, changing:", "--- a/.settings", "+++ b/.settings", "-color=red", "+color=blue"} {
+		if !strings.Contains(s.output(), want) {
+			t.Errorf("prompt lacks %q:\n%s", want, s.output())
+		}
+	}
+	if got, _ := os.ReadFile(target); string(got) != "color=red\nsize=1\n" {
+		t.Fatalf("the preview wrote the file: %q", got)
+	}
+	s.send("o\n")
+	if code := s.exit(); code != 0 {
+		t.Fatalf("approve: exit %d\n%s", code, s.output())
+	}
+	if got, _ := os.ReadFile(target); string(got) != "color=blue\nsize=1\n" {
+		t.Errorf("after approval: %q", got)
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode changed to %v", fi.Mode().Perm())
+	}
+
+	// The file changes between the preview and the answer: nothing is written.
+	args[3] = `{"path":".settings","oldString":"size=1","newString":"size=2"}`
+	s = startPTY(t, env, args...)
+	s.waitFor("Allow?")
+	if err := os.WriteFile(target, []byte("color=blue\nsize=1\nextra=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.send("o\n")
+	if code := s.exit(); code != 1 || !strings.Contains(s.output(), "changed since the diff was approved") {
+		t.Errorf("stale approval: exit %d\n%s", code, s.output())
+	}
+	if got, _ := os.ReadFile(target); string(got) != "color=blue\nsize=1\nextra=1\n" {
+		t.Errorf("a stale approval wrote the file: %q", got)
+	}
+
+	// Without a terminal the write is denied, and the rule that would allow
+	// it names the path.
+	r := opair(t, env, args...)
+	if r.code != 1 || !strings.Contains(r.stderr, `{"tool": "editDotFile", "path": ".settings", "action": "allow"}`) {
+		t.Errorf("headless: exit %d\n%s", r.code, r.stderr)
+	}
+}

@@ -88,12 +88,18 @@ func setupHost(ctx context.Context, o hostOptions) (*host, error) {
 		return nil, err
 	}
 	specs, missing := plugin.Discover(selfDir, pluginsDir, cfg.Pins)
+	toolsDir, _, err := registry.ToolsDir()
+	if err != nil {
+		return nil, err
+	}
 	mgr, err := plugin.Start(ctx, specs, plugin.Options{
 		Logger:      log,
 		ProjectRoot: root,
 		Env:         childenv.Build(os.Environ()),
 		Callbacks:   o.callbacks,
 		HostTools:   []string{"askQuestion"},
+		// Opair's own files: no plugin writes them, wherever they are.
+		ProtectedPaths: []string{toolsDir, cfgPath, pluginsDir},
 	})
 	if err != nil {
 		return nil, err

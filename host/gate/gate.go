@@ -52,7 +52,7 @@ type Prepared struct {
 	Args     json.RawMessage
 	ExecArgs []string // exec: the model's args
 	// Path is the resolved path a builtin call names, if any.
-	Path *pathclass.Resolved
+	Path     *pathclass.Resolved
 	Argv     []string // exec: the exact command line, argv[0] absolute
 	Decision permission.Decision
 	// Suggestions are rules that would allow the call, when it asks.

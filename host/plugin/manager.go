@@ -42,6 +42,9 @@ type Options struct {
 	Callbacks Callbacks
 	// HostTools are the handler-less tools the host serves itself.
 	HostTools []string
+	// ProtectedPaths are absolute paths no plugin may write (the tools
+	// directory, the configuration, the plugins directory).
+	ProtectedPaths []string
 	// StartTimeout bounds one plugin start (default 20 s).
 	StartTimeout time.Duration
 	// CrashLimit crashes within CrashWindow mark a plugin failed for the

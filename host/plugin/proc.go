@@ -167,7 +167,7 @@ func (p *proc) start(ctx context.Context) error {
 		client.Kill()
 		return permanentError{fmt.Errorf("plugin %s changed what it serves since start-up; restart opair", p.spec.Name)}
 	}
-	creq := &pluginv1.ConfigureRequest{ProjectRoot: p.m.opts.ProjectRoot}
+	creq := &pluginv1.ConfigureRequest{ProjectRoot: p.m.opts.ProjectRoot, ProtectedPaths: p.m.opts.ProtectedPaths}
 	if desc.NeedsHost && p.m.opts.Callbacks != nil {
 		id := conn.Broker.NextId()
 		go conn.Broker.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {

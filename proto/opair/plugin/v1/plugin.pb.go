@@ -327,9 +327,12 @@ type ConfigureRequest struct {
 	// Broker id of the host's HostService; 0 when not granted.
 	HostBrokerId uint32 `protobuf:"varint,1,opt,name=host_broker_id,json=hostBrokerId,proto3" json:"host_broker_id,omitempty"`
 	// Absolute path of the project root.
-	ProjectRoot   string `protobuf:"bytes,2,opt,name=project_root,json=projectRoot,proto3" json:"project_root,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ProjectRoot string `protobuf:"bytes,2,opt,name=project_root,json=projectRoot,proto3" json:"project_root,omitempty"`
+	// Absolute paths no builtin handler may write, beyond the ones it always
+	// protects: the tools directory, the configuration file, the plugins.
+	ProtectedPaths []string `protobuf:"bytes,3,rep,name=protected_paths,json=protectedPaths,proto3" json:"protected_paths,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ConfigureRequest) Reset() {
@@ -374,6 +377,13 @@ func (x *ConfigureRequest) GetProjectRoot() string {
 		return x.ProjectRoot
 	}
 	return ""
+}
+
+func (x *ConfigureRequest) GetProtectedPaths() []string {
+	if x != nil {
+		return x.ProtectedPaths
+	}
+	return nil
 }
 
 type ConfigureResponse struct {
@@ -1599,10 +1609,11 @@ const file_opair_plugin_v1_plugin_proto_rawDesc = "" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\"G\n" +
 	"\x0fHandlerlessTool\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
-	"\vdescription\x18\x02 \x01(\tR\vdescription\"[\n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\"\x84\x01\n" +
 	"\x10ConfigureRequest\x12$\n" +
 	"\x0ehost_broker_id\x18\x01 \x01(\rR\fhostBrokerId\x12!\n" +
-	"\fproject_root\x18\x02 \x01(\tR\vprojectRoot\"\x13\n" +
+	"\fproject_root\x18\x02 \x01(\tR\vprojectRoot\x12'\n" +
+	"\x0fprotected_paths\x18\x03 \x03(\tR\x0eprotectedPaths\"\x13\n" +
 	"\x11ConfigureResponse\"{\n" +
 	"\x16ValidateHandlerRequest\x12!\n" +
 	"\fhandler_type\x18\x01 \x01(\tR\vhandlerType\x12\x1b\n" +

@@ -1,0 +1,36 @@
+package files
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// BenchmarkFindInProject searches the Go distribution's own source, the
+// tree the ripgrep comparison uses (go test -bench FindInProject -run ^$).
+func BenchmarkFindInProject(b *testing.B) {
+	root := filepath.Join(runtime.GOROOT(), "src")
+	if _, err := os.Stat(root); err != nil {
+		b.Skip("no GOROOT/src")
+	}
+	t := &testing.T{}
+	for _, bc := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"literal", map[string]any{"pattern": "func main", "literal": true}},
+		{"regexp", map[string]any{"pattern": `func \w+\(ctx context\.Context`}},
+		{"caseInsensitive", map[string]any{"pattern": "deadline exceeded", "caseInsensitive": true}},
+		{"glob", map[string]any{"glob": "**/*_test.go"}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				res, err := invoke(t, root, "findInProject", "", bc.args)
+				if err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			}
+		})
+	}
+}

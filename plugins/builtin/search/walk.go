@@ -1,0 +1,232 @@
+// Package search walks a project's files under the path-class rules and
+// searches or rewrites their contents in parallel, in a deterministic order.
+//
+// The parts are separate so that each can be optimised alone:
+//   - walk.go: Walker lists the files the rules grant, in walk order, with
+//     an open handle on each file's directory (nothing the rules exclude is
+//     opened or read);
+//   - match.go: Matcher finds the matching lines of one file's content;
+//   - scan.go: Scan reads the walked files on a worker pool, runs a
+//     function over each content, and hands the results back in walk order.
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"golang.org/x/sys/unix"
+
+	"github.com/opair-dev/opair/internal/gitignore"
+)
+
+// DefaultMaxEntries bounds the directory entries one walk looks at.
+const DefaultMaxEntries = 2_000_000
+
+// maxDepth bounds the nesting of directories a walk descends into.
+const maxDepth = 256
+
+// Walker lists the regular files under a project root that the path-class
+// rules grant: never anything inside a .git directory; no dot paths unless
+// IncludeHidden; no paths git ignores unless IncludeIgnored. Symbolic links
+// are never followed (a link is not a file of the walk), and devices, FIFOs
+// and sockets are left out. Only directories are opened; files are opened
+// by the caller through Entry.Open.
+//
+// Order: depth first, the entries of each directory sorted by name (byte
+// order), so "a/b" comes before "a-c". The order is the same on every run.
+type Walker struct {
+	Root           *os.Root           // the project root
+	Ignore         *gitignore.Matcher // nil: nothing is ignored
+	IncludeHidden  bool
+	IncludeIgnored bool
+	// Glob, when set, is a doublestar pattern over the slash-separated path
+	// relative to the root; files that do not match are not yielded
+	// (directories are still descended into).
+	Glob       string
+	MaxEntries int // 0: DefaultMaxEntries
+}
+
+// WalkStats counts what a walk left out.
+type WalkStats struct {
+	Dirs       int  // directories listed
+	Files      int  // files yielded
+	Unreadable int  // directories that could not be opened or listed
+	Truncated  bool // MaxEntries or the depth limit was reached
+}
+
+// Entry is one file of the walk. Open opens it relative to its directory
+// without following a symbolic link; Done must be called once the entry is
+// no longer needed (it releases the directory handle).
+type Entry struct {
+	Rel  string // slash-separated path relative to the root
+	dir  *dirHandle
+	name string
+}
+
+// dirHandle is an open directory shared by the entries it holds.
+type dirHandle struct {
+	f    *os.File
+	fd   int
+	refs atomic.Int32
+}
+
+func (d *dirHandle) release() {
+	if d.refs.Add(-1) == 0 {
+		d.f.Close()
+	}
+}
+
+// Open opens the file for reading. It refuses a symbolic link (one swapped
+// in since the directory was listed), and does not block on a FIFO.
+func (e *Entry) Open() (*os.File, error) {
+	if e.dir == nil {
+		return nil, errors.New("entry already released")
+	}
+	for {
+		fd, err := unix.Openat(e.dir.fd, e.name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: e.Rel, Err: err}
+		}
+		return os.NewFile(uintptr(fd), e.Rel), nil
+	}
+}
+
+// Done releases the entry's hold on its directory.
+func (e *Entry) Done() {
+	if e.dir != nil {
+		e.dir.release()
+		e.dir = nil
+	}
+}
+
+// ValidateGlob reports whether a glob is a valid doublestar pattern.
+func ValidateGlob(glob string) error {
+	if !doublestar.ValidatePattern(glob) {
+		return fmt.Errorf("invalid glob %q", glob)
+	}
+	return nil
+}
+
+// Walk calls fn for each file the rules grant, in walk order. fn owns the
+// entry and must call its Done (possibly later, from another goroutine).
+// A non-nil error from fn stops the walk and is returned.
+func (w *Walker) Walk(ctx context.Context, fn func(*Entry) error) (WalkStats, error) {
+	var st WalkStats
+	if w.Glob != "" {
+		if err := ValidateGlob(w.Glob); err != nil {
+			return st, err
+		}
+	}
+	top, err := w.Root.Open(".")
+	if err != nil {
+		return st, fmt.Errorf("opening the project root: %w", err)
+	}
+	d := &dirHandle{f: top, fd: int(top.Fd())}
+	d.refs.Store(1)
+	max := w.MaxEntries
+	if max <= 0 {
+		max = DefaultMaxEntries
+	}
+	seen := 0
+	err = w.walkDir(ctx, d, "", 0, &seen, max, &st, fn)
+	return st, err
+}
+
+func (w *Walker) walkDir(ctx context.Context, d *dirHandle, rel string, depth int, seen *int, max int, st *WalkStats, fn func(*Entry) error) error {
+	defer d.release()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	entries, err := d.f.ReadDir(-1)
+	if err != nil && len(entries) == 0 {
+		st.Unreadable++
+		return nil
+	}
+	st.Dirs++
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	for _, de := range entries {
+		*seen++
+		if *seen > max {
+			st.Truncated = true
+			return nil
+		}
+		name := de.Name()
+		if strings.EqualFold(name, ".git") {
+			continue // never, whatever the flags
+		}
+		if !w.IncludeHidden && strings.HasPrefix(name, ".") {
+			continue
+		}
+		typ := de.Type()
+		isDir := typ.IsDir()
+		if !isDir && !typ.IsRegular() {
+			continue // symbolic links, devices, FIFOs, sockets
+		}
+		child := name
+		if rel != "" {
+			child = rel + "/" + name
+		}
+		// The walk never enters an ignored directory, so the entry's own
+		// rules decide (Match assumes no parent is ignored).
+		if !w.IncludeIgnored && w.Ignore != nil && w.Ignore.Match(child, isDir) {
+			continue
+		}
+		if isDir {
+			if depth+1 >= maxDepth {
+				st.Truncated = true
+				continue
+			}
+			sub, err := openDir(d.fd, name, child)
+			if err != nil {
+				st.Unreadable++
+				continue
+			}
+			if err := w.walkDir(ctx, sub, child, depth+1, seen, max, st, fn); err != nil {
+				return err
+			}
+			if st.Truncated && *seen > max {
+				return nil
+			}
+			continue
+		}
+		if w.Glob != "" {
+			if ok, _ := doublestar.Match(w.Glob, child); !ok {
+				continue
+			}
+		}
+		st.Files++
+		d.refs.Add(1)
+		if err := fn(&Entry{Rel: child, dir: d, name: name}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openDir opens a subdirectory relative to its parent without following a
+// symbolic link, so that a directory swapped for a link is not entered.
+func openDir(parent int, name, rel string) (*dirHandle, error) {
+	for {
+		fd, err := unix.Openat(parent, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: rel, Err: err}
+		}
+		f := os.NewFile(uintptr(fd), rel)
+		d := &dirHandle{f: f, fd: fd}
+		d.refs.Store(1)
+		return d, nil
+	}
+}
