@@ -116,7 +116,7 @@ func TestConfigSchemaRejects(t *testing.T) {
 		name string
 		doc  string
 	}{
-		{"unknown top-level field", r(`"exec":`, `"models": {}, "exec":`).Replace(exampleConfig)},
+		{"unknown top-level field", r(`"exec":`, `"modles": {}, "exec":`).Replace(exampleConfig)},
 		{"unknown rule field", r(`"args": "-run *"`, `"args": "-run *", "when": "always"`).Replace(exampleConfig)},
 		{"unknown exec field", r(`"timeout": "10m"`, `"timeout": "10m", "shell": "/bin/sh"`).Replace(exampleConfig)},
 		{"unknown plugins field", r(`"pins":`, `"dir": "/tmp", "pins":`).Replace(exampleConfig)},
@@ -138,6 +138,72 @@ func TestConfigSchemaRejects(t *testing.T) {
 		}
 		if err := validateConfig(sch, []byte(tt.doc)); err == nil {
 			t.Errorf("%s: the schema accepted\n%s", tt.name, tt.doc)
+		}
+	}
+}
+
+const exampleModels = `{
+  "models": {
+    "providers": {
+      "local": {"type": "openai", "baseURL": "http://localhost:11434/v1", "apiKeyEnv": "OLLAMA_KEY"},
+      "anthropic": {"type": "anthropic", "apiKeyEnv": "ANTHROPIC_API_KEY"},
+      "openai": {"type": "openai"}
+    },
+    "roles": {
+      "driver": {"provider": "anthropic", "model": "claude-sonnet-4-5", "temperature": 0.2, "maxTokens": 8192, "reasoningEffort": "medium", "contextWindow": 200000},
+      "navigator": {"provider": "local", "model": "qwen3-coder"},
+      "planner": {"provider": "openai", "model": "gpt-5"},
+      "reviewer": {"provider": "openai", "model": "gpt-5-mini"}
+    }
+  }
+}`
+
+func TestConfigSchemaModels(t *testing.T) {
+	sch := compileConfig(t)
+	if err := validateConfig(sch, []byte(exampleModels)); err != nil {
+		t.Errorf("the example models section does not validate:\n%v", err)
+	}
+	r := strings.NewReplacer
+	tests := []struct {
+		name string
+		doc  string
+	}{
+		{"unknown models field", r(`"roles":`, `"aliases": {}, "roles":`).Replace(exampleModels)},
+		{"unknown role", r(`"planner":`, `"planer":`).Replace(exampleModels)},
+		{"unknown role field", r(`"model": "qwen3-coder"`, `"model": "qwen3-coder", "temp": 1`).Replace(exampleModels)},
+		{"unknown provider field", r(`"type": "anthropic",`, `"type": "anthropic", "apiKey": "x",`).Replace(exampleModels)},
+		{"missing provider type", r(`"openai": {"type": "openai"}`, `"openai": {}`).Replace(exampleModels)},
+		{"bad provider type", r(`"openai": {"type": "openai"}`, `"openai": {"type": "gemini"}`).Replace(exampleModels)},
+		{"bad provider name", r(`"local": {`, `"my local": {`).Replace(exampleModels)},
+		{"role without model", r(`, "model": "gpt-5-mini"`, ``).Replace(exampleModels)},
+		{"role without provider", r(`"provider": "openai", "model": "gpt-5-mini"`, `"model": "gpt-5-mini"`).Replace(exampleModels)},
+		{"temperature over 2", r(`0.2`, `2.5`).Replace(exampleModels)},
+		{"maxTokens zero", r(`8192`, `0`).Replace(exampleModels)},
+		{"maxTokens fraction", r(`8192`, `8192.5`).Replace(exampleModels)},
+		{"bad reasoningEffort", r(`"medium"`, `"extreme"`).Replace(exampleModels)},
+		{"small contextWindow", r(`200000`, `512`).Replace(exampleModels)},
+		{"baseURL without scheme", r(`"http://localhost:11434/v1"`, `"localhost:11434/v1"`).Replace(exampleModels)},
+		{"baseURL with credentials", r(`"http://localhost:11434/v1"`, `"http://u:p@localhost:11434/v1"`).Replace(exampleModels)},
+		{"baseURL endpoint", r(`"http://localhost:11434/v1"`, `"http://localhost:11434/v1/chat/completions"`).Replace(exampleModels)},
+		{"apiKeyEnv sk- key", r(`"OLLAMA_KEY"`, `"sk-proj-abcdefghijklmnop"`).Replace(exampleModels)},
+		{"apiKeyEnv hex key", r(`"OLLAMA_KEY"`, `"0123456789abcdef0123456789abcdef01234567"`).Replace(exampleModels)},
+		{"apiKeyEnv mixed key", r(`"OLLAMA_KEY"`, `"a1B2c3D4e5F6g7H8i9J0k1"`).Replace(exampleModels)},
+		{"apiKeyEnv prefixed key", r(`"OLLAMA_KEY"`, `"hf_AbCdEfGhIjKlMnOpQrSt"`).Replace(exampleModels)},
+		{"apiKeyEnv with $", r(`"OLLAMA_KEY"`, `"$OLLAMA_KEY"`).Replace(exampleModels)},
+		{"model with space", r(`"qwen3-coder"`, `"qwen3 coder"`).Replace(exampleModels)},
+	}
+	for _, tt := range tests {
+		if tt.doc == exampleModels {
+			t.Fatalf("%s: the replacement did not apply", tt.name)
+		}
+		if err := validateConfig(sch, []byte(tt.doc)); err == nil {
+			t.Errorf("%s: the schema accepted\n%s", tt.name, tt.doc)
+		}
+	}
+	// Variable names that are not keys pass.
+	for _, name := range []string{"HF_TOKEN", "OPENROUTER_API_KEY", "my_key", "AzureOpenAIKey"} {
+		if err := validateConfig(sch, []byte(r(`"OLLAMA_KEY"`, `"`+name+`"`).Replace(exampleModels))); err != nil {
+			t.Errorf("apiKeyEnv %q rejected: %v", name, err)
 		}
 	}
 }

@@ -23,6 +23,7 @@ type parsed struct {
 	permissions []permission.Rule
 	exec        execSection
 	pins        map[string]string
+	models      map[string]Role
 }
 
 type execSection struct {
@@ -55,6 +56,7 @@ var sections = []section{
 	{"permissions", true, (*checker).permissions},
 	{"exec", true, (*checker).exec},
 	{"plugins", false, (*checker).plugins},
+	{"models", false, (*checker).models},
 }
 
 var (

@@ -61,6 +61,11 @@ type Config struct {
 	// Pins maps a plugin's name to the sha256 (64 lower-case hex digits) its
 	// binary must have.
 	Pins map[string]string
+	// Models holds the roles of the user config's models section, resolved
+	// against their providers, by role name; nil without a models section.
+	// Use Role, which also falls back to the driver's role and to the
+	// environment.
+	Models map[string]Role
 	// Files are the files that were read, user file first.
 	Files []string
 }
@@ -206,6 +211,7 @@ func (l *loader) merge(user, project *parsed) *Config {
 		ProjectPermissions: project.permissions,
 		Exec:               Exec{Timeout: DefaultTimeout, OutputCap: DefaultOutputCap},
 		Pins:               user.pins,
+		Models:             user.models,
 		Files:              l.files,
 	}
 	timeoutFrom, capFrom := "default", "default"
