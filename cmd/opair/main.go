@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/opair-dev/opair/host/permission"
 	"github.com/opair-dev/opair/host/toolfile"
 )
 
@@ -73,12 +74,19 @@ func plural(n int, one, many string) string {
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	var (
+		mode, project string
+		resume        bool
+	)
 	root := &cobra.Command{
 		Use:   "opair",
 		Short: "A coding harness that eschews autonomy",
 		Long: `Opair is a coding harness that eschews autonomy: the model gets no shell,
 only tools that each run one specific executable or one bounded file
 operation, each defined by one JSON file, and the human decides what it may do.
+
+Run 'opair' in a project for an interactive session (navigator mode: the
+model reads, searches and runs tests; /driver lets it change the project).
 
 Tools live in the tools directory: $OPAIR_TOOLS_DIR, or
 <user config dir>/opair/tools. When it does not exist, the default tool set
@@ -87,13 +95,20 @@ built into opair is used; 'opair init' writes it out for you to edit.`,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return cmd.Help()
+			m, err := permission.ParseMode(mode)
+			if err != nil {
+				return usageError{err}
+			}
+			return runInteractive(cmd.Context(), stdout, stderr, m, project, resume)
 		},
 	}
+	root.Flags().StringVar(&mode, "mode", "navigator", "start in navigator (read, search, test) or driver (may change the project) mode")
+	root.Flags().StringVar(&project, "project", "", "the project root (default: the current directory)")
+	root.Flags().BoolVar(&resume, "continue", false, "continue the last session of the project")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newToolsCmd(), newInitCmd(), newVersionCmd())
+	root.AddCommand(newToolsCmd(), newInitCmd(), newVersionCmd(), newRunCmd(), newSessionsCmd())
 	wrapArgs(root)
 	return root
 }

@@ -84,9 +84,10 @@ whether it can be offered: a tool whose binary is not on $PATH is not.`,
 			}
 			defer done()
 			out := cmd.OutOrStdout()
+			entries := reg.Snapshot()
 			if asJSON {
-				rows := make([]listedTool, 0, len(reg.Entries))
-				for _, e := range reg.Entries {
+				rows := make([]listedTool, 0, len(entries))
+				for _, e := range entries {
 					rows = append(rows, toListed(e))
 				}
 				enc := json.NewEncoder(out)
@@ -97,7 +98,7 @@ whether it can be offered: a tool whose binary is not on $PATH is not.`,
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tTYPE\tSCOPE\tREADS\tWRITES\tUNTRUSTED\tSLASH\tSTATUS")
 			unavailable := 0
-			for _, e := range reg.Entries {
+			for _, e := range entries {
 				l := toListed(e)
 				status := "available"
 				if !l.Available {
@@ -119,7 +120,7 @@ whether it can be offered: a tool whose binary is not on $PATH is not.`,
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "\n%d tools, %d unavailable.\n", len(reg.Entries), unavailable)
+			fmt.Fprintf(out, "\n%d tools, %d unavailable.\n", len(entries), unavailable)
 			return nil
 		},
 	}

@@ -55,6 +55,9 @@ type Prepared struct {
 	Path     *pathclass.Resolved
 	Argv     []string // exec: the exact command line, argv[0] absolute
 	Decision permission.Decision
+	// Call is what the decision was made from, to decide again with more
+	// rules (a session's "always" answers).
+	Call permission.Call
 	// Suggestions are rules that would allow the call, when it asks.
 	Suggestions []permission.Rule
 	Request     *pluginv1.InvokeRequest
@@ -171,6 +174,7 @@ func (g *Gate) Prepare(e *registry.Entry, args json.RawMessage) (*Prepared, erro
 	if g.Config != nil {
 		user, project = g.Config.Permissions, g.Config.ProjectPermissions
 	}
+	p.Call = call
 	p.Decision = permission.Decide(call, user, project)
 	if p.Decision.Action == permission.Ask {
 		p.Suggestions = permission.Suggest(call, user, project)

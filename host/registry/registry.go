@@ -1,6 +1,8 @@
 // Package registry holds the tools of a session: the validated tool files of
 // the tools directory (or the embedded defaults when it does not exist), and
 // for each whether it can be offered, after probing $PATH for its binary.
+// During a session it follows the tools directory (Watch, SPEC §2.2): changed
+// tool files are reloaded, deleted ones disappear, new ones wait for a restart.
 //
 // It never runs a tool and never decides a permission.
 package registry
@@ -12,6 +14,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/opair-dev/opair/host/defaults"
 	"github.com/opair-dev/opair/host/toolfile"
@@ -35,7 +41,9 @@ func ToolsDir() (dir string, explicit bool, err error) {
 	return filepath.Join(cfg, "opair", "tools"), false, nil
 }
 
-// Entry is one tool and whether it can be offered.
+// Entry is one tool and whether it can be offered. An Entry is immutable
+// once the Registry has published it: a reload or MarkDegraded publishes a new
+// *Entry, so a caller may keep and read the one it got without locking.
 type Entry struct {
 	*toolfile.Tool
 	Available bool
@@ -43,20 +51,81 @@ type Entry struct {
 	BinPath   string // the resolved absolute binary, when it has one
 }
 
-// Registry is the tools of a session.
+// Registry is the tools of a session. It is safe for concurrent use: Snapshot
+// and Lookup may be called while Watch reloads tool files and MarkDegraded
+// marks tools.
 type Registry struct {
-	Source  string // the tools directory, or DefaultsSource
-	Entries []*Entry
+	Source string // the tools directory, or DefaultsSource
+
+	mu       sync.RWMutex
+	byName   map[string]*Entry
+	list     []*Entry               // the same entries, sorted by name
+	files    map[string]string      // base file name → tool name, for the files loaded from dir
+	degraded map[string]degradation // by tool name
+
+	// What Load used, for reloads.
+	dir     string // the tools directory; "" for the embedded defaults
+	cat     toolfile.Catalog
+	pathEnv string
+	status  func(server string) error
+
+	watching atomic.Bool
 }
 
-// Lookup returns the entry of that tool name, or nil.
+// degradation is why a tool was marked degraded, and the binary it needed.
+type degradation struct {
+	bin, reason string
+}
+
+// Snapshot returns the current entries, sorted by name. The slice is the
+// caller's; the entries are shared and must not be modified.
+func (r *Registry) Snapshot() []*Entry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Clone(r.list)
+}
+
+// Lookup returns the current entry of that tool name, or nil.
 func (r *Registry) Lookup(name string) *Entry {
-	for _, e := range r.Entries {
-		if e.Name == name {
-			return e
-		}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.byName[name]
+}
+
+// MarkDegraded marks a tool unavailable for the rest of the session, with the
+// Reason "degraded: <reason>": for a binary that vanished mid-session. It
+// publishes a copy of the entry; an unknown name is ignored. A later reload
+// of the tool's file keeps it degraded unless the reload changes the binary
+// it needs, which is then probed afresh.
+func (r *Registry) MarkDegraded(name, reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.byName[name]
+	if e == nil {
+		return
 	}
-	return nil
+	cp := *e
+	cp.Available = false
+	cp.Reason = "degraded: " + reason
+	r.degraded[name] = degradation{bin: e.Bin(), reason: cp.Reason}
+	r.publishLocked(&cp)
+}
+
+// publishLocked makes e the entry of its name. r.mu must be held.
+func (r *Registry) publishLocked(e *Entry) {
+	r.byName[e.Name] = e
+	i, found := slices.BinarySearchFunc(r.list, e.Name, func(x *Entry, name string) int { return strings.Compare(x.Name, name) })
+	if found {
+		r.list[i] = e
+		return
+	}
+	r.list = slices.Insert(r.list, i, e)
+}
+
+// removeLocked drops the entry of that name. r.mu must be held.
+func (r *Registry) removeLocked(name string) {
+	delete(r.byName, name)
+	r.list = slices.DeleteFunc(r.list, func(e *Entry) bool { return e.Name == name })
 }
 
 // Options configure Load.
@@ -72,13 +141,15 @@ type Options struct {
 
 // Load validates the tools of opts.Dir, or the embedded defaults when the
 // directory does not exist and was not chosen explicitly, then probes $PATH.
-// Any invalid file fails the whole load with toolfile.Errors.
+// Any invalid file fails the whole load with toolfile.Errors. The Catalog,
+// PathEnv and Status are kept for the reloads of Watch.
 func Load(opts Options) (*Registry, error) {
 	cat := opts.Catalog
 	if cat == nil {
 		cat = toolfile.FirstParty()
 	}
 	var set *toolfile.Set
+	dir := ""
 	fi, err := os.Stat(opts.Dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !opts.Explicit:
@@ -96,19 +167,40 @@ func Load(opts Options) (*Registry, error) {
 		if err != nil {
 			return nil, err
 		}
+		dir = filepath.Clean(opts.Dir)
 	}
-	r := &Registry{Source: set.Dir}
+	r := &Registry{
+		Source:   set.Dir,
+		byName:   map[string]*Entry{},
+		files:    map[string]string{},
+		degraded: map[string]degradation{},
+		dir:      dir,
+		cat:      cat,
+		pathEnv:  opts.PathEnv,
+		status:   opts.Status,
+	}
 	for _, t := range set.Tools {
-		e := probe(t, opts.PathEnv)
-		if e.Available && opts.Status != nil {
-			if err := opts.Status(t.Server); err != nil {
-				e.Available = false
-				e.Reason = err.Error()
-			}
+		e := r.check(t)
+		r.byName[t.Name] = e
+		r.list = append(r.list, e)
+		if dir != "" {
+			r.files[filepath.Base(t.File)] = t.Name
 		}
-		r.Entries = append(r.Entries, e)
 	}
+	slices.SortFunc(r.list, func(a, b *Entry) int { return strings.Compare(a.Name, b.Name) })
 	return r, nil
+}
+
+// check probes the binary of t and asks Status about its server.
+func (r *Registry) check(t *toolfile.Tool) *Entry {
+	e := probe(t, r.pathEnv)
+	if e.Available && r.status != nil {
+		if err := r.status(t.Server); err != nil {
+			e.Available = false
+			e.Reason = err.Error()
+		}
+	}
+	return e
 }
 
 // LoadDefaults validates the embedded default tool set.

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/opair-dev/opair/host/provider/providertest"
+)
+
+// modelEnv points opair at a scripted provider speaking the real OpenAI
+// chat-completions protocol.
+func modelEnv(srv *providertest.Server, extra ...string) []string {
+	return append([]string{"OPENAI_BASE_URL=" + srv.URL(), "OPENAI_API_KEY=test-key", "OPAIR_MODEL=m"}, extra...)
+}
+
+type sentTool struct {
+	Function struct {
+		Name string `json:"name"`
+	} `json:"function"`
+}
+
+func requestTools(t *testing.T, body map[string]any) []string {
+	t.Helper()
+	b, _ := json.Marshal(body["tools"])
+	var tools []sentTool
+	if err := json.Unmarshal(b, &tools); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Function.Name)
+	}
+	return names
+}
+
+func TestRunHeadless(t *testing.T) {
+	project := t.TempDir()
+	if err := os.WriteFile(filepath.Join(project, "notes.txt"), []byte("the answer is 42\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := providertest.NewOpenAI(t,
+		providertest.Reply{ToolCalls: []providertest.ToolCall{{Name: "readProjectFile", Arguments: `{"path":"notes.txt"}`}}},
+		providertest.Reply{ToolCalls: []providertest.ToolCall{{Name: "npmTest", Arguments: `{}`}}},
+		providertest.Reply{Text: "The notes say the answer is 42."},
+	)
+	state := t.TempDir()
+	r := opair(t, modelEnv(srv, "XDG_STATE_HOME="+state), "run", "--project", project, "what do the notes say?")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	if strings.TrimSpace(r.stdout) != "The notes say the answer is 42." {
+		t.Errorf("stdout: %q", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "readProjectFile") {
+		t.Errorf("tool activity not on stderr:\n%s", r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	// In navigator mode, no tool that writes the project is offered.
+	tools := requestTools(t, reqs[0])
+	for _, name := range tools {
+		switch name {
+		case "editProjectFile", "createProjectFile", "deleteProjectFile", "chmodProjectFile", "replaceInProject":
+			t.Errorf("navigator mode offered %s", name)
+		}
+	}
+	if !contains(tools, "readProjectFile") || !contains(tools, "goTest") {
+		t.Errorf("offered: %v", tools)
+	}
+	// The read's result reached the model's next request.
+	second, _ := json.Marshal(reqs[1]["messages"])
+	if !strings.Contains(string(second), "the answer is 42") {
+		t.Errorf("the tool result did not reach the model:\n%s", second)
+	}
+	// The untrusted tool was denied headless, and the model was told why.
+	third, _ := json.Marshal(reqs[2]["messages"])
+	if !strings.Contains(string(third), "denied: this call needs the human's approval") || !strings.Contains(string(third), "untrusted") {
+		t.Errorf("the denial did not reach the model:\n%s", third)
+	}
+	// The session is logged.
+	logs, _ := filepath.Glob(filepath.Join(state, "opair", "sessions", "*", "*.jsonl"))
+	if len(logs) != 1 {
+		t.Fatalf("session logs: %v", logs)
+	}
+	data, _ := os.ReadFile(logs[0])
+	for _, want := range []string{`"type":"meta"`, `"type":"user"`, `"type":"decision"`, `"type":"result"`, `"deny (headless)"`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("log lacks %s", want)
+		}
+	}
+}
+
+func TestRunDriverOffersWrites(t *testing.T) {
+	srv := providertest.NewOpenAI(t, providertest.Reply{Text: "ok"})
+	r := opair(t, modelEnv(srv, "XDG_STATE_HOME="+t.TempDir()), "run", "--mode", "driver", "--project", t.TempDir(), "hi")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if tools := requestTools(t, srv.Requests()[0]); !contains(tools, "editProjectFile") {
+		t.Errorf("driver mode does not offer editProjectFile: %v", tools)
+	}
+}
+
+func TestRunWithoutModel(t *testing.T) {
+	r := opair(t, []string{"XDG_STATE_HOME=" + t.TempDir()}, "run", "--project", t.TempDir(), "hi")
+	if r.code != 1 || !strings.Contains(r.stderr, "OPAIR_MODEL") {
+		t.Errorf("exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
