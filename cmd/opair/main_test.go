@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 	// them; the example third-party plugin and test helpers elsewhere.
 	testBin = filepath.Join(dir, "testbin")
 	for _, b := range [][]string{
-		{"go", "build", "-o", dir + "/", ".", "../../plugins/exec/opair-plugin-exec", "../../plugins/builtin/opair-plugin-builtin"},
+		{"go", "build", "-o", dir + "/", ".", "../../plugins/exec/opair-plugin-exec", "../../plugins/builtin/opair-plugin-builtin", "../../plugins/subagent/opair-plugin-subagent"},
 		{"go", "build", "-o", filepath.Join(dir, "plugins") + "/", "../../examples/opair-plugin-jsonpointer"},
 		{"go", "build", "-o", testBin + "/", "./testdata/spawner"},
 	} {

@@ -54,16 +54,23 @@ The session is logged under the user state directory ('opair sessions list').`,
 // startSession sets up the host, the model of the mode's role, and a logged
 // session.
 func startSession(ctx context.Context, stderr io.Writer, mode permission.Mode, project string, asker session.Asker, obs session.Observer, history []provider.Message, log *session.Log) (*host, *session.Session, *session.Log, error) {
-	h, err := setupHost(ctx, hostOptions{project: project, logOut: stderr})
+	late := &session.Late{}
+	h, err := setupHost(ctx, hostOptions{project: project, logOut: stderr, callbacks: late})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	role, err := h.cfg.Role(string(mode), os.Getenv)
-	if err != nil {
-		h.close()
-		return nil, nil, nil, err
+	roles := func(name string) (provider.Provider, session.ModelOptions, error) {
+		role, err := h.cfg.Role(name, os.Getenv)
+		if err != nil {
+			return nil, session.ModelOptions{}, err
+		}
+		prov, err := provider.FromRole(provider.Spec{ProviderType: role.ProviderType, BaseURL: role.BaseURL, APIKeyEnv: role.APIKeyEnv, Model: role.Model}, os.Getenv)
+		if err != nil {
+			return nil, session.ModelOptions{}, err
+		}
+		return prov, session.ModelOptions{Model: role.Model, Temperature: role.Temperature, MaxTokens: role.MaxTokens, ReasoningEffort: role.ReasoningEffort, ContextWindow: role.ContextWindow}, nil
 	}
-	prov, err := provider.FromRole(provider.Spec{ProviderType: role.ProviderType, BaseURL: role.BaseURL, APIKeyEnv: role.APIKeyEnv, Model: role.Model}, os.Getenv)
+	prov, model, err := roles(string(mode))
 	if err != nil {
 		h.close()
 		return nil, nil, nil, err
@@ -74,7 +81,7 @@ func startSession(ctx context.Context, stderr io.Writer, mode permission.Mode, p
 			h.close()
 			return nil, nil, nil, err
 		}
-		log, err = session.Create(state, session.Meta{ID: session.NewID(), Project: h.root, Mode: string(mode), Loop: string(mode), Model: role.Model, Started: time.Now()})
+		log, err = session.Create(state, session.Meta{ID: session.NewID(), Project: h.root, Mode: string(mode), Loop: string(mode), Model: model.Model, Started: time.Now()})
 		if err != nil {
 			h.close()
 			return nil, nil, nil, err
@@ -83,7 +90,7 @@ func startSession(ctx context.Context, stderr io.Writer, mode permission.Mode, p
 	s, err := session.New(session.Options{
 		Root: h.root, Mode: mode, Config: h.cfg, Registry: h.reg, Plugins: h.plugins, Paths: h.paths,
 		Provider: prov,
-		Model:    session.ModelOptions{Model: role.Model, Temperature: role.Temperature, MaxTokens: role.MaxTokens, ReasoningEffort: role.ReasoningEffort, ContextWindow: role.ContextWindow},
+		Model:    model,
 		Asker:    asker, Observer: obs, Log: log, HostEnv: os.Environ(), History: history,
 	})
 	if err != nil {
@@ -91,6 +98,7 @@ func startSession(ctx context.Context, stderr io.Writer, mode permission.Mode, p
 		log.Close()
 		return nil, nil, nil, err
 	}
+	late.Set(s.Callbacks(roles))
 	return h, s, log, nil
 }
 

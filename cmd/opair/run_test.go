@@ -121,3 +121,44 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestRunSubAgent: the model calls plan; the sub-agent plugin runs its own
+// loop through the host (the planner's prompt and whitelist, the same gate),
+// and its answer comes back as the tool result.
+func TestRunSubAgent(t *testing.T) {
+	project := t.TempDir()
+	if err := os.WriteFile(filepath.Join(project, "notes.txt"), []byte("step one: write tests\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := providertest.NewOpenAI(t,
+		providertest.Reply{ToolCalls: []providertest.ToolCall{{Name: "plan", Arguments: `{"task":"add a feature"}`}}},
+		providertest.Reply{ToolCalls: []providertest.ToolCall{{Name: "readProjectFile", Arguments: `{"path":"notes.txt"}`}}},
+		providertest.Reply{Text: "1. Write tests first."},
+		providertest.Reply{Text: "The plan: write tests first."},
+	)
+	r := opair(t, modelEnv(srv, "XDG_STATE_HOME="+t.TempDir()), "run", "--project", project, "plan a feature")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	sub := messagesOf(t, reqs[1])
+	if !strings.Contains(sub, "planning sub-agent") || !strings.Contains(sub, "Plan this task: add a feature") {
+		t.Errorf("the sub-agent's request:\n%s", sub)
+	}
+	subTools := requestTools(t, reqs[1])
+	if contains(subTools, "plan") || contains(subTools, "goTest") || !contains(subTools, "readProjectFile") {
+		t.Errorf("the sub-agent was offered %v", subTools)
+	}
+	if m := messagesOf(t, reqs[2]); !strings.Contains(m, "step one: write tests") {
+		t.Errorf("the sub-agent's tool result did not reach it:\n%s", m)
+	}
+	if m := messagesOf(t, reqs[3]); !strings.Contains(m, "1. Write tests first.") {
+		t.Errorf("the plan did not reach the main loop:\n%s", m)
+	}
+	if strings.TrimSpace(r.stdout) != "The plan: write tests first." {
+		t.Errorf("stdout %q", r.stdout)
+	}
+}

@@ -113,6 +113,9 @@ type Session struct {
 	rules []permission.Rule // "always" answers of this session
 	total provider.Usage
 	obs   Observer
+
+	subMu    sync.Mutex
+	subCalls map[string]*subCall // sub-agent calls in flight, by call id
 }
 
 // New starts a session (or resumes opts.History).
@@ -191,8 +194,10 @@ func (s *Session) Usage() provider.Usage {
 
 // Offered returns the tools the model is offered now: available, not
 // internal, in the loop's whitelist, and not withheld by the mode.
-func (s *Session) Offered() []*registry.Entry {
-	l := s.loop()
+func (s *Session) Offered() []*registry.Entry { return s.offeredIn(s.loop()) }
+
+// offeredIn is Offered for a given loop (a sub-agent's).
+func (s *Session) offeredIn(l Loop) []*registry.Entry {
 	var out []*registry.Entry
 	for _, e := range s.opts.Registry.Snapshot() {
 		if !e.Available || e.Internal || !l.Offers(e.Name) {
@@ -206,9 +211,11 @@ func (s *Session) Offered() []*registry.Entry {
 	return out
 }
 
-func (s *Session) tools() []provider.Tool {
+func (s *Session) tools() []provider.Tool { return s.toolsIn(s.loop()) }
+
+func (s *Session) toolsIn(l Loop) []provider.Tool {
 	var out []provider.Tool
-	for _, e := range s.Offered() {
+	for _, e := range s.offeredIn(l) {
 		out = append(out, provider.Tool{Name: e.Name, Description: e.Description, Parameters: e.Parameters, Strict: e.Strict})
 	}
 	return out
@@ -262,7 +269,7 @@ func (s *Session) Turn(ctx context.Context, text string) (string, error) {
 				s.record(tc, outcome{text: "cancelled by the human before it ran", isError: true}, true)
 				continue
 			}
-			s.record(tc, s.execute(ctx, tc), true)
+			s.record(tc, s.execute(ctx, tc, s.loop(), s.gate), true)
 		}
 		if err := ctx.Err(); err != nil {
 			return "", err
@@ -317,20 +324,20 @@ func (s *Session) record(tc provider.ToolCall, o outcome, converse bool) {
 // and logged; it is not added to the model's conversation.
 func (s *Session) RunTool(ctx context.Context, name string, args json.RawMessage) (text, summary string, isError bool) {
 	tc := provider.ToolCall{ID: "human-" + NewID(), Name: name, Arguments: args}
-	o := s.execute(ctx, tc)
+	o := s.execute(ctx, tc, s.loop(), s.gate)
 	s.record(tc, o, false)
 	return o.text, o.summary, o.isError
 }
 
 // execute runs one tool call through the gate and its plugin.
-func (s *Session) execute(ctx context.Context, tc provider.ToolCall) outcome {
+func (s *Session) execute(ctx context.Context, tc provider.ToolCall, l Loop, g *gate.Gate) outcome {
 	e := s.opts.Registry.Lookup(tc.Name)
 	offered := false
-	for _, o := range s.Offered() {
+	for _, o := range s.offeredIn(l) {
 		offered = offered || o.Name == tc.Name
 	}
 	if e == nil || !offered {
-		return outcome{text: fmt.Sprintf("error: there is no tool %q available in %s mode; use one of the tools you were given", tc.Name, s.Mode()), isError: true}
+		return outcome{text: fmt.Sprintf("error: there is no tool %q available to the %s loop in %s mode; use one of the tools you were given", tc.Name, l.Name, s.Mode()), isError: true}
 	}
 	args := tc.Arguments
 	if len(args) == 0 {
@@ -342,7 +349,7 @@ func (s *Session) execute(ctx context.Context, tc provider.ToolCall) outcome {
 	if e.Kind == toolfile.KindHandlerless && e.Server == plugin.HostServed {
 		return s.askQuestion(ctx, tc, args)
 	}
-	p, err := s.gate.Prepare(e, args)
+	p, err := g.Prepare(e, args)
 	if err != nil {
 		var r *gate.Refusal
 		if errors.As(err, &r) {
@@ -370,7 +377,7 @@ func (s *Session) execute(ctx context.Context, tc provider.ToolCall) outcome {
 		s.obs.ToolEnd(tc.Name, string(d.Action)+": "+d.Reason, true)
 		return outcome{text: fmt.Sprintf("denied (%s): %s", d.Action, d.Reason), isError: true}
 	}
-	return s.run(ctx, tc, p)
+	return s.run(ctx, tc, p, g)
 }
 
 // approve asks the human about a call, previewing a write first. It returns
@@ -455,8 +462,21 @@ func (s *Session) applySessionRules(p *gate.Prepared) {
 }
 
 // run invokes an approved call.
-func (s *Session) run(ctx context.Context, tc provider.ToolCall, p *gate.Prepared) outcome {
-	s.gate.Record(p)
+func (s *Session) run(ctx context.Context, tc provider.ToolCall, p *gate.Prepared, g *gate.Gate) outcome {
+	g.Record(p)
+	if isSubAgent(s.opts.Loops, tc.Name) {
+		s.subMu.Lock()
+		if s.subCalls == nil {
+			s.subCalls = map[string]*subCall{}
+		}
+		s.subCalls[p.Request.CallId] = &subCall{loop: s.opts.Loops[tc.Name], gate: s.subGate()}
+		s.subMu.Unlock()
+		defer func() {
+			s.subMu.Lock()
+			delete(s.subCalls, p.Request.CallId)
+			s.subMu.Unlock()
+		}()
+	}
 	s.obs.ToolStart(tc.Name, p.Args, p.Argv)
 	var full strings.Builder
 	res, err := s.opts.Plugins.Invoke(ctx, p.Request, func(pr *pluginv1.Progress) {
