@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/opair-dev/opair/host/provider/providertest"
 )
@@ -160,5 +161,64 @@ func TestRunSubAgent(t *testing.T) {
 	}
 	if strings.TrimSpace(r.stdout) != "The plan: write tests first." {
 		t.Errorf("stdout %q", r.stdout)
+	}
+}
+
+// TestReadBeforeEdit: in a session, an edit of a file the model has not
+// read is refused, and so is one of a file that changed since it read it;
+// after reading, the edit goes through, and a second edit needs no new read.
+func TestReadBeforeEdit(t *testing.T) {
+	project := t.TempDir()
+	target := filepath.Join(project, "a.txt")
+	if err := os.WriteFile(target, []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edit := func(from, to string) providertest.Reply {
+		return providertest.Reply{ToolCalls: []providertest.ToolCall{{Name: "editProjectFile", Arguments: `{"path":"a.txt","oldString":"` + from + `","newString":"` + to + `"}`}}}
+	}
+	read := providertest.Reply{ToolCalls: []providertest.ToolCall{{Name: "readProjectFile", Arguments: `{"path":"a.txt"}`}}}
+	srv := providertest.NewOpenAI(t,
+		edit("one", "two"), // not read: refused
+		read,
+		edit("one", "two"),   // read: applied
+		edit("two", "three"), // its own write is known: applied
+		providertest.Reply{Text: "done"},
+	)
+	env := modelEnv(srv, "XDG_STATE_HOME="+t.TempDir())
+	r := opair(t, env, "run", "--mode", "driver", "--project", project, "edit it")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	if m := messagesOf(t, reqs[1]); !strings.Contains(m, "you have not read a.txt in this session") {
+		t.Errorf("unread edit not refused:\n%s", m)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "three\n" {
+		t.Errorf("file: %q", got)
+	}
+
+	// A change on disk after the read: the edit is refused, nothing written.
+	if err := os.WriteFile(target, []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	slowEdit := edit("one", "two")
+	slowEdit.Delay = time.Second
+	srv2 := providertest.NewOpenAI(t, read, slowEdit, providertest.Reply{Text: "ok"})
+	done := make(chan result, 1)
+	go func() {
+		done <- opair(t, modelEnv(srv2, "XDG_STATE_HOME="+t.TempDir()), "run", "--mode", "driver", "--project", project, "edit it")
+	}()
+	waitRequests(t, srv2, 2)
+	if err := os.WriteFile(target, []byte("one\nanother line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-done; r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if m := messagesOf(t, srv2.Requests()[2]); !strings.Contains(m, "a.txt changed on disk since you last read it") {
+		t.Errorf("stale edit not refused:\n%s", m)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "one\nanother line\n" {
+		t.Errorf("a stale edit was written: %q", got)
 	}
 }

@@ -116,6 +116,11 @@ type Session struct {
 
 	subMu    sync.Mutex
 	subCalls map[string]*subCall // sub-agent calls in flight, by call id
+
+	// reads holds, for each file the model has read in this session, the
+	// SHA-256 of the content it saw (key: the resolved project-relative
+	// path, or the absolute path outside the project).
+	reads map[string]string
 }
 
 // New starts a session (or resumes opts.History).
@@ -269,7 +274,7 @@ func (s *Session) Turn(ctx context.Context, text string) (string, error) {
 				s.record(tc, outcome{text: "cancelled by the human before it ran", isError: true}, true)
 				continue
 			}
-			s.record(tc, s.execute(ctx, tc, s.loop(), s.gate), true)
+			s.record(tc, s.execute(ctx, tc, s.loop(), s.gate, false), true)
 		}
 		if err := ctx.Err(); err != nil {
 			return "", err
@@ -324,13 +329,13 @@ func (s *Session) record(tc provider.ToolCall, o outcome, converse bool) {
 // and logged; it is not added to the model's conversation.
 func (s *Session) RunTool(ctx context.Context, name string, args json.RawMessage) (text, summary string, isError bool) {
 	tc := provider.ToolCall{ID: "human-" + NewID(), Name: name, Arguments: args}
-	o := s.execute(ctx, tc, s.loop(), s.gate)
+	o := s.execute(ctx, tc, s.loop(), s.gate, true)
 	s.record(tc, o, false)
 	return o.text, o.summary, o.isError
 }
 
 // execute runs one tool call through the gate and its plugin.
-func (s *Session) execute(ctx context.Context, tc provider.ToolCall, l Loop, g *gate.Gate) outcome {
+func (s *Session) execute(ctx context.Context, tc provider.ToolCall, l Loop, g *gate.Gate, human bool) outcome {
 	e := s.opts.Registry.Lookup(tc.Name)
 	offered := false
 	for _, o := range s.offeredIn(l) {
@@ -358,6 +363,13 @@ func (s *Session) execute(ctx context.Context, tc provider.ToolCall, l Loop, g *
 			return outcome{text: "refused before running: " + r.Msg, isError: true}
 		}
 		return outcome{text: "error: " + err.Error(), isError: true}
+	}
+	if !human && p.Entry.Type() == "editFile" && p.Path != nil {
+		if msg := s.checkRead(ctx, p); msg != "" {
+			_ = s.opts.Log.Append(Entry{Type: "decision", Tool: tc.Name, CallID: tc.ID, Args: args, Decision: "refused", Reason: msg})
+			s.obs.ToolEnd(tc.Name, "refused: not read, or changed since read", true)
+			return outcome{text: "refused: " + msg, isError: true}
+		}
 	}
 	s.applySessionRules(p)
 	d := p.Decision
@@ -501,6 +513,9 @@ func (s *Session) run(ctx context.Context, tc provider.ToolCall, p *gate.Prepare
 	var text strings.Builder
 	for _, c := range res.Content {
 		text.WriteString(c.GetText())
+	}
+	if !res.IsError {
+		s.noteContent(p, res)
 	}
 	s.obs.ToolEnd(tc.Name, res.Summary, res.IsError)
 	body := text.String()
@@ -658,3 +673,84 @@ func (nopObserver) ToolProgress(string, *pluginv1.Progress)        {}
 func (nopObserver) ToolEnd(string, string, bool)                   {}
 func (nopObserver) Usage(provider.Usage, provider.Usage, int, int) {}
 func (nopObserver) Notice(string)                                  {}
+
+// readKey is how the session names a resolved path.
+func readKey(p *gate.Prepared) string {
+	if p.Path == nil {
+		return ""
+	}
+	if p.Path.Rel != "" {
+		return p.Path.Rel
+	}
+	return p.Path.Abs
+}
+
+// checkRead enforces read-before-edit (SPEC §4.2): the model must have read
+// the file in this session, and it must not have changed on disk since. The
+// edit is then bound to the content the model read. It returns why the edit
+// is refused, or "".
+func (s *Session) checkRead(ctx context.Context, p *gate.Prepared) string {
+	key := readKey(p)
+	s.mu.Lock()
+	want, ok := s.reads[key]
+	s.mu.Unlock()
+	if !ok {
+		return fmt.Sprintf("you have not read %s in this session; read it first (with a read tool), then edit it", key)
+	}
+	pv, err := DryRun(ctx, s.opts.Plugins, p)
+	if err != nil {
+		return err.Error()
+	}
+	if pv.Failed != "" {
+		return pv.Failed
+	}
+	for path, before := range pv.Files {
+		if before != want {
+			return fmt.Sprintf("%s changed on disk since you last read it; read it again before editing it", path)
+		}
+		// Bind the write to what the model read: a change between now
+		// and the write is refused by the plugin.
+		pv.Files[path] = want
+	}
+	if err := pv.Bind(p); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// noteContent records what the model now knows of a file: the content it
+// read, or the content its own write produced.
+func (s *Session) noteContent(p *gate.Prepared, res *pluginv1.Result) {
+	if p.Entry.Kind != toolfile.KindBuiltin || len(res.DetailsJson) == 0 {
+		return
+	}
+	var d struct {
+		SHA256 string `json:"sha256"`
+		Files  []struct {
+			Path  string `json:"path"`
+			After string `json:"after_sha256"`
+		} `json:"files"`
+	}
+	if json.Unmarshal(res.DetailsJson, &d) != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reads == nil {
+		s.reads = map[string]string{}
+	}
+	switch p.Entry.Type() {
+	case "readFile", "readFileLines", "readFileBytes":
+		if key := readKey(p); key != "" && d.SHA256 != "" {
+			s.reads[key] = d.SHA256
+		}
+	default:
+		for _, f := range d.Files {
+			if f.After != "" {
+				s.reads[f.Path] = f.After
+			} else {
+				delete(s.reads, f.Path)
+			}
+		}
+	}
+}

@@ -70,7 +70,7 @@ func (c *callbacks) CallTool(ctx context.Context, callID, tool string, args json
 		return nil, err
 	}
 	tc := provider.ToolCall{ID: "sub-" + NewID(), Name: tool, Arguments: args}
-	o := c.s.execute(ctx, tc, sc.loop, sc.gate)
+	o := c.s.execute(ctx, tc, sc.loop, sc.gate, false)
 	c.s.record(tc, o, false)
 	res := o.res
 	if res == nil {
