@@ -64,11 +64,10 @@ func TestEditFileErrors(t *testing.T) {
 	root := newProject(t, tree{"f.go": src, "bin": "a\x00b"})
 	before := treeHash(t, root)
 	// Two matches without replaceAll: both line numbers, file unchanged.
-	msg := mustRefuse(t, root, "editFile", "project", map[string]any{"path": "f.go", "oldString": "return 1", "newString": "return 2"},
+	mustRefuse(t, root, "editFile", "project", map[string]any{"path": "f.go", "oldString": "return 1", "newString": "return 2"},
 		"matches 2 times", "lines 4, 8", "replaceAll", "     4\t\treturn 1\n", "     8\t\treturn 1\n")
-	_ = msg
 	// Not found: the closest region with line numbers.
-	msg = mustRefuse(t, root, "editFile", "project", map[string]any{"path": "f.go", "oldString": "func b() {\n    return 1\n}", "newString": "x"},
+	mustRefuse(t, root, "editFile", "project", map[string]any{"path": "f.go", "oldString": "func b() {\n    return 1\n}", "newString": "x"},
 		"not found", "Lines 7-9 match oldString except", "     7\tfunc b() {\n     8\t\treturn 1\n     9\t}\n", "indentation")
 	mustRefuse(t, root, "editFile", "project", map[string]any{"path": "f.go", "oldString": "func b() {\n\treturn 2\n}", "newString": "x"},
 		"not found", "closest region is lines 7-9", "     7\tfunc b() {\n     8\t\treturn 1\n     9\t}\n")
