@@ -2,15 +2,20 @@ package files
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
+	"strings"
 	"testing"
 )
 
 // BenchmarkFindInProject searches the Go distribution's own source, the
 // tree the ripgrep comparison uses (go test -bench FindInProject -run ^$).
 func BenchmarkFindInProject(b *testing.B) {
-	root := filepath.Join(runtime.GOROOT(), "src")
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skip("no go command")
+	}
+	root := filepath.Join(strings.TrimSpace(string(goroot)), "src")
 	if _, err := os.Stat(root); err != nil {
 		b.Skip("no GOROOT/src")
 	}
