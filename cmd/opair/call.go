@@ -14,10 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/opair-dev/opair/host/gate"
 	"github.com/opair-dev/opair/host/permission"
+	"github.com/opair-dev/opair/host/session"
 	"github.com/opair-dev/opair/host/toolfile"
 	pluginv1 "github.com/opair-dev/opair/proto/opair/plugin/v1"
 )
@@ -99,14 +99,14 @@ func callTool(ctx context.Context, stdout, stderr io.Writer, name string, args j
 		// A write is previewed first: the human approves the diff, and the
 		// write happens only if the files still hold what the diff was
 		// computed from.
-		var preview *writePreview
+		var preview *session.Preview
 		if p.Entry.Kind == toolfile.KindBuiltin && p.Entry.Writes != toolfile.None {
-			preview, err = dryRun(ctx, h, p)
+			preview, err = session.DryRun(ctx, h.plugins, p)
 			if err != nil {
 				return err
 			}
-			if preview.failed != "" {
-				return reportedError{fmt.Sprintf("%s: %s", name, preview.failed)}
+			if preview.Failed != "" {
+				return reportedError{fmt.Sprintf("%s: %s", name, preview.Failed)}
 			}
 		}
 		if tty == nil {
@@ -123,7 +123,7 @@ func callTool(ctx context.Context, stdout, stderr io.Writer, name string, args j
 			return reportedError{fmt.Sprintf("%s rejected by you", name)}
 		}
 		if preview != nil {
-			if err := preview.bind(p); err != nil {
+			if err := preview.Bind(p); err != nil {
 				return err
 			}
 		}
@@ -240,83 +240,17 @@ func openTTY() *os.File {
 	return f
 }
 
-// writePreview is the dry run of a write: the diff the human approves and
-// the content hashes it was computed from.
-type writePreview struct {
-	diff   string
-	files  []struct{ Path, Before string }
-	failed string // the dry run's own refusal, if any
-}
-
-// dryRun runs a writing call with DryRun set: nothing is touched.
-func dryRun(ctx context.Context, h *host, p *gate.Prepared) (*writePreview, error) {
-	req := proto.Clone(p.Request).(*pluginv1.InvokeRequest)
-	req.DryRun = true
-	res, err := h.plugins.Invoke(ctx, req, nil)
-	if err != nil {
-		return nil, fmt.Errorf("previewing %s: %w", p.Entry.Name, err)
-	}
-	pv := &writePreview{}
-	if res.IsError {
-		pv.failed = strings.TrimSpace(textOf(res))
-		return pv, nil
-	}
-	var d struct {
-		Diff  string `json:"diff"`
-		Files []struct {
-			Path   string `json:"path"`
-			Before string `json:"before_sha256"`
-		} `json:"files"`
-	}
-	if err := json.Unmarshal(res.DetailsJson, &d); err != nil {
-		return nil, fmt.Errorf("previewing %s: the plugin's details are not the expected JSON: %w", p.Entry.Name, err)
-	}
-	pv.diff = d.Diff
-	for _, f := range d.Files {
-		pv.files = append(pv.files, struct{ Path, Before string }{f.Path, f.Before})
-	}
-	return pv, nil
-}
-
-// bind makes the approved call conditional on the files still holding the
-// content the diff was computed from.
-func (pv *writePreview) bind(p *gate.Prepared) error {
-	var args map[string]any
-	if err := json.Unmarshal(p.Request.ArgumentsJson, &args); err != nil {
-		return fmt.Errorf("binding the approval of %s: %w", p.Entry.Name, err)
-	}
-	expect := map[string]string{}
-	for _, f := range pv.files {
-		expect[f.Path] = f.Before
-	}
-	args["expectSha256"] = expect
-	b, err := json.Marshal(args)
-	if err != nil {
-		return fmt.Errorf("binding the approval of %s: %w", p.Entry.Name, err)
-	}
-	p.Request.ArgumentsJson = b
-	return nil
-}
-
-func textOf(res *pluginv1.Result) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		b.WriteString(c.GetText())
-	}
-	return b.String()
-}
-
 // ask shows the exact call (or the diff of a write) and asks once / always /
 // reject / reject with a message. It returns whether to run and the
 // rejection message.
-func ask(tty *os.File, p *gate.Prepared, root string, preview *writePreview) (bool, string, error) {
+func ask(tty *os.File, p *gate.Prepared, root string, preview *session.Preview) (bool, string, error) {
 	fmt.Fprintf(tty, "\n%s wants to run", p.Entry.Name)
 	switch {
 	case len(p.Argv) > 0:
 		fmt.Fprintf(tty, ":\n  %s\n  in %s\n", displayArgv(p.Argv), escapeTerminal(root))
 	case preview != nil:
 		fmt.Fprintf(tty, ", changing:\n")
-		for _, line := range strings.Split(strings.TrimRight(preview.diff, "\n"), "\n") {
+		for _, line := range strings.Split(strings.TrimRight(preview.Diff, "\n"), "\n") {
 			fmt.Fprintf(tty, "  %s\n", escapeTerminal(line))
 		}
 	default:

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode"
 
 	"github.com/opair-dev/opair/host/defaults"
 	"github.com/opair-dev/opair/host/toolfile"
@@ -43,43 +42,6 @@ type parameters struct {
 	Properties           map[string]json.RawMessage `json:"properties"`
 	Required             []string                   `json:"required"`
 	AdditionalProperties *bool                      `json:"additionalProperties"`
-}
-
-// snakeCase is the file-name rule of the tool reference: an underscore goes
-// before each upper-case letter that follows a lower-case letter or digit,
-// and before the last upper-case letter of an acronym that is followed by a
-// lower-case letter; then everything is lower-cased.
-func snakeCase(name string) string {
-	r := []rune(name)
-	var b strings.Builder
-	for i, c := range r {
-		if i > 0 && unicode.IsUpper(c) {
-			prev := r[i-1]
-			nextLower := i+1 < len(r) && unicode.IsLower(r[i+1])
-			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
-				b.WriteByte('_')
-			}
-		}
-		b.WriteRune(unicode.ToLower(c))
-	}
-	return b.String()
-}
-
-func TestSnakeCase(t *testing.T) {
-	for in, want := range map[string]string{
-		"readProjectFile": "read_project_file",
-		"gitHTTPFetch":    "git_http_fetch",
-		"goTest":          "go_test",
-		"gofmt":           "gofmt",
-		"askQuestion":     "ask_question",
-		"reviewDiff":      "review_diff",
-		"sha256Sum":       "sha256_sum",
-		"readURL":         "read_url",
-	} {
-		if got := snakeCase(in); got != want {
-			t.Errorf("snakeCase(%q) = %q, want %q", in, got, want)
-		}
-	}
 }
 
 // load parses every default tool file, keyed by file name.
@@ -137,7 +99,7 @@ func TestRequiredToolsPresent(t *testing.T) {
 func TestFileNameIsSnakeCaseOfName(t *testing.T) {
 	for file, tf := range load(t) {
 		name := tf.Schema.Function.Name
-		if want := snakeCase(name) + ".json"; file != want {
+		if want := toolfile.FileName(name); file != want {
 			t.Errorf("%s holds tool %q; the file should be named %s", file, name, want)
 		}
 	}
