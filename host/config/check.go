@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/opair-dev/opair/internal/diag"
+
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -161,7 +163,7 @@ func (c *checker) keys(obj *strictjson.Node, where string, allowed []string) {
 // unknownKey reports a key that is not one of allowed: a case variant, or
 // an unknown field with the nearest valid one. valid is what the hint lists.
 func (c *checker) unknownKey(m *strictjson.Member, where string, allowed, valid []string, what string) {
-	if k := caseVariant(m.Key, allowed); k != "" {
+	if k := diag.CaseVariant(m.Key, allowed); k != "" {
 		c.errAt(m.KeyStart, fmt.Sprintf("write it %q; keys are case-sensitive, and a case variant could silently override %q", k, k),
 			"key %q in %s differs from the field %q only by case", m.Key, where, k)
 		return
@@ -169,56 +171,10 @@ func (c *checker) unknownKey(m *strictjson.Member, where string, allowed, valid 
 	hint := fmt.Sprintf("valid %s are: %s", what, strings.Join(valid, ", "))
 	if m.Key == "$schema" {
 		hint = "a config accepts only its own fields; point your editor at schema/config.schema.json in its settings instead (" + hint + ")"
-	} else if near := nearest(m.Key, allowed); near != "" {
+	} else if near := diag.Nearest(m.Key, allowed); near != "" {
 		hint = fmt.Sprintf("did you mean %q? (%s)", near, hint)
 	}
 	c.errAt(m.KeyStart, hint, "unknown field %q in %s", m.Key, where)
-}
-
-func caseVariant(key string, allowed []string) string {
-	for _, a := range allowed {
-		if strings.EqualFold(a, key) {
-			return a
-		}
-	}
-	return ""
-}
-
-// nearest returns the allowed word closest to w by edit distance, if close.
-func nearest(w string, allowed []string) string {
-	best, bestD := "", 1<<30
-	lw := strings.ToLower(w)
-	for _, a := range allowed {
-		d := editDistance(lw, strings.ToLower(a))
-		if d < bestD {
-			best, bestD = a, d
-		}
-	}
-	if bestD <= max(2, len(w)/3) {
-		return best
-	}
-	return ""
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // field returns an object member's value if its kind is right, reporting a

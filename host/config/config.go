@@ -14,6 +14,8 @@
 package config
 
 import (
+	"github.com/opair-dev/opair/internal/diag"
+
 	"errors"
 	"fmt"
 	"io"
@@ -245,34 +247,7 @@ func (l *loader) merge(user, project *parsed) *Config {
 
 // Diagnostic is one problem in one config file. Line is 0 for problems of
 // the file as a whole (missing, unreadable).
-type Diagnostic struct {
-	File      string
-	Line, Col int
-	Msg       string
-	Hint      string
-}
-
-func (d Diagnostic) String() string {
-	s := fmt.Sprintf("%s:%d:%d: %s", d.File, d.Line, d.Col, d.Msg)
-	if d.Line == 0 {
-		s = fmt.Sprintf("%s: %s", d.File, d.Msg)
-	}
-	if d.Hint != "" {
-		s += "\n\thint: " + d.Hint
-	}
-	return s
-}
+type Diagnostic = diag.Diagnostic
 
 // Errors is every diagnostic of a Load; it is returned as the error.
-type Errors []Diagnostic
-
-func (e Errors) Error() string {
-	var b strings.Builder
-	for i, d := range e {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(d.String())
-	}
-	return b.String()
-}
+type Errors = diag.Errors

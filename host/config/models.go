@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/opair-dev/opair/internal/diag"
+
 	"fmt"
 	"net/url"
 	"regexp"
@@ -303,7 +305,7 @@ func (c *checker) modelRole(rm *strictjson.Member, providers map[string]modelPro
 		switch {
 		case !ok:
 			hint := `define it in models.providers, e.g. "` + pn.Str + `": {"type": "openai", "baseURL": "http://localhost:11434/v1"}`
-			if near := nearest(pn.Str, names); near != "" {
+			if near := diag.Nearest(pn.Str, names); near != "" {
 				hint = fmt.Sprintf("did you mean %q? (defined providers: %s)", near, strings.Join(names, ", "))
 			} else if len(names) > 0 {
 				hint = fmt.Sprintf("use one of the providers defined in models.providers (%s), or %s", strings.Join(names, ", "), hint)

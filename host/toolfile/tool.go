@@ -13,8 +13,8 @@ package toolfile
 
 import (
 	"encoding/json"
-	"fmt"
-	"strings"
+
+	"github.com/opair-dev/opair/internal/diag"
 )
 
 // Category is a read or write permission category (SPEC §3.2).
@@ -142,45 +142,8 @@ func (t *Tool) Type() string {
 }
 
 // Diagnostic is one problem in one tool file.
-type Diagnostic struct {
-	File      string
-	Line, Col int
-	Msg       string
-	Hint      string
-}
-
-func (d Diagnostic) String() string {
-	s := fmt.Sprintf("%s:%d:%d: %s", d.File, d.Line, d.Col, d.Msg)
-	if d.Hint != "" {
-		s += "\n\thint: " + d.Hint
-	}
-	return s
-}
+type Diagnostic = diag.Diagnostic
 
 // Errors is every diagnostic of a load; it is returned as the error of a
 // load that found any.
-type Errors []Diagnostic
-
-func (e Errors) Error() string {
-	var b strings.Builder
-	for i, d := range e {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(d.String())
-	}
-	return b.String()
-}
-
-// Files returns the distinct files named by the diagnostics, in order.
-func (e Errors) Files() []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, d := range e {
-		if !seen[d.File] {
-			seen[d.File] = true
-			out = append(out, d.File)
-		}
-	}
-	return out
-}
+type Errors = diag.Errors

@@ -18,6 +18,7 @@ import (
 
 	"github.com/opair-dev/opair/internal/binpath"
 	"github.com/opair-dev/opair/internal/childenv"
+	"github.com/opair-dev/opair/internal/diag"
 	"github.com/opair-dev/opair/internal/strictjson"
 )
 
@@ -78,63 +79,17 @@ func (c *checker) keys(obj *strictjson.Node, where string, allowed []string) {
 		if slices.Contains(allowed, m.Key) {
 			continue
 		}
-		if k := caseVariant(m.Key, allowed); k != "" {
+		if k := diag.CaseVariant(m.Key, allowed); k != "" {
 			c.errAt(m.KeyStart, fmt.Sprintf("write it %q; keys are case-sensitive, and a case variant could silently override %q", k, k),
 				"key %q in %s differs from the field %q only by case", m.Key, where, k)
 			continue
 		}
 		hint := "valid fields are: " + strings.Join(allowed, ", ")
-		if near := nearest(m.Key, allowed); near != "" {
+		if near := diag.Nearest(m.Key, allowed); near != "" {
 			hint = fmt.Sprintf("did you mean %q? (%s)", near, hint)
 		}
 		c.errAt(m.KeyStart, hint, "unknown field %q in %s", m.Key, where)
 	}
-}
-
-func caseVariant(key string, allowed []string) string {
-	for _, a := range allowed {
-		if strings.EqualFold(a, key) {
-			return a
-		}
-	}
-	return ""
-}
-
-// nearest returns the allowed word closest to w by edit distance, if close.
-func nearest(w string, allowed []string) string {
-	best, bestD := "", 1<<30
-	lw := strings.ToLower(w)
-	for _, a := range allowed {
-		d := editDistance(lw, strings.ToLower(a))
-		if d < bestD {
-			best, bestD = a, d
-		}
-	}
-	if bestD <= max(2, len(w)/3) {
-		return best
-	}
-	return ""
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // field returns an object member's value if its kind is right, reporting a
@@ -486,7 +441,7 @@ func (c *checker) handler(root *strictjson.Node, hm *strictjson.Member, t *Tool)
 			slices.Sort(known)
 			known = slices.Compact(known)
 			hint := "install the plugin that serves it, or use one of: " + strings.Join(known, ", ")
-			if near := nearest(typ, known); near != "" {
+			if near := diag.Nearest(typ, known); near != "" {
 				hint = fmt.Sprintf("did you mean %q? Otherwise install the plugin that serves it.", near)
 			}
 			c.errAt(tn.Start, hint, "unknown handler type %q", typ)
@@ -558,7 +513,7 @@ func (c *checker) execHandler(root *strictjson.Node, h *strictjson.Node, t *Tool
 			noun, isCount := strings.CutPrefix(s, "lineCount:")
 			if !isCount || !nounRE.MatchString(noun) {
 				hint := "use commandEcho, gitDiff, gitLog, gitStatus, grep or lineCount:<noun> (e.g. lineCount:file), or leave it empty to print the output"
-				if near := nearest(s, summaries); near != "" {
+				if near := diag.Nearest(s, summaries); near != "" {
 					hint = fmt.Sprintf("did you mean %q? %s", near, hint)
 				}
 				c.errAt(sn.Start, hint, "unknown summary %q", s)
@@ -687,7 +642,7 @@ func (c *checker) builtinParameters(root *strictjson.Node, typ string, bt builti
 			i := slices.Index(names, m.Key)
 			if i < 0 {
 				hint := fmt.Sprintf("%s understands: %s", typ, strings.Join(names, ", "))
-				if near := nearest(m.Key, names); near != "" {
+				if near := diag.Nearest(m.Key, names); near != "" {
 					hint = fmt.Sprintf("did you mean %q? %s", near, hint)
 				}
 				c.errAt(m.KeyStart, hint, "parameter %q is not one the %s handler understands", m.Key, typ)
