@@ -28,6 +28,7 @@ import (
 //	usage       Usage, Total
 //	error       Error
 //	mode        Mode: the human switched modes
+//	summary     Message, Covers: the oldest Covers messages were replaced by a summary
 type Entry struct {
 	Time     time.Time         `json:"time"`
 	Type     string            `json:"type"`
@@ -47,6 +48,9 @@ type Entry struct {
 	Total    *provider.Usage   `json:"total,omitempty"`
 	Error    string            `json:"error,omitempty"`
 	Mode     string            `json:"mode,omitempty"`
+	// Covers is, for a summary, how many of the oldest messages (after the
+	// system prompt) it replaces.
+	Covers int `json:"covers,omitempty"`
 }
 
 // Meta describes a session.
@@ -215,8 +219,8 @@ func History(entries []Entry) []provider.Message {
 				msgs = append(msgs, *e.Message)
 			}
 		case "summary":
-			if e.Message != nil {
-				msgs = []provider.Message{*e.Message}
+			if e.Message != nil && e.Covers <= len(msgs) {
+				msgs = append([]provider.Message{*e.Message}, msgs[e.Covers:]...)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/opair-dev/opair/host/provider"
+	"github.com/opair-dev/opair/host/provider/providertest"
 )
 
 func TestLogRoundTrip(t *testing.T) {
@@ -66,7 +68,9 @@ func TestFitContextElidesOldestToolOutputsFirst(t *testing.T) {
 		{Role: provider.User, Content: "latest"},
 		{Role: provider.ToolRole, Name: "recent", Content: big},
 	}
-	s.fitContext()
+	if err := s.fitContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	if !strings.HasPrefix(s.msgs[2].Content, elidedMarker) {
 		t.Errorf("the oldest tool output was kept: %.40q", s.msgs[2].Content)
 	}
@@ -87,5 +91,54 @@ func TestLoopWhitelist(t *testing.T) {
 	}
 	if !(Loop{}).Offers("anything") {
 		t.Error("an empty whitelist offers everything")
+	}
+}
+
+// When eliding tool outputs is not enough, the oldest turns are summarised
+// by the model (a scripted provider speaking the real protocol), and the
+// log records what the summary replaced, so a resumed session sees the same.
+func TestFitContextSummarisesOldestTurns(t *testing.T) {
+	srv := providertest.NewOpenAI(t, providertest.Reply{Text: "The human wants X; file a.go was changed."})
+	state := t.TempDir()
+	l, err := Create(state, Meta{ID: "s", Project: "/p", Started: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	big := strings.Repeat("word ", 800) // ~1000 tokens, not a tool output
+	s := &Session{obs: nopObserver{}, opts: Options{Log: l, Model: ModelOptions{ContextWindow: 3000},
+		Provider: provider.NewOpenAI(provider.Config{BaseURL: srv.URL(), Model: "m"})}}
+	s.msgs = []provider.Message{
+		{Role: provider.System, Content: "sys"},
+		{Role: provider.User, Content: big},
+		{Role: provider.Assistant, Content: big},
+		{Role: provider.User, Content: big},
+		{Role: provider.Assistant, Content: "ok"},
+		{Role: provider.User, Content: "latest"},
+	}
+	for _, m := range s.msgs[1:] {
+		m := m
+		if err := l.Append(Entry{Type: string(m.Role), Message: &m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.fitContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.msgs) != 3 || !strings.Contains(s.msgs[1].Content, "The human wants X") || s.msgs[2].Content != "latest" {
+		t.Fatalf("after summarising: %+v", s.msgs)
+	}
+	req := srv.Requests()[0]
+	b, _ := json.Marshal(req["messages"])
+	if !strings.Contains(string(b), "Summarise the conversation") {
+		t.Errorf("summary request: %s", b)
+	}
+	entries, err := Read(l.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := History(entries)
+	if len(h) != 2 || !strings.Contains(h[0].Content, "The human wants X") || h[1].Content != "latest" {
+		t.Errorf("history after a summary: %+v", h)
 	}
 }

@@ -243,7 +243,9 @@ func (s *Session) Turn(ctx context.Context, text string) (string, error) {
 			_ = s.opts.Log.Append(Entry{Type: "error", Error: err.Error()})
 			return "", err
 		}
-		s.fitContext()
+		if err := s.fitContext(ctx); err != nil {
+			return "", err
+		}
 		req := provider.Request{Model: s.opts.Model.Model, Messages: s.Messages(), Tools: s.tools(),
 			Temperature: s.opts.Model.Temperature, MaxTokens: s.opts.Model.MaxTokens, ReasoningEffort: s.opts.Model.ReasoningEffort}
 		resp, err := s.opts.Provider.Complete(ctx, req, s.obs.Text)
@@ -614,14 +616,15 @@ func (pv *Preview) Bind(p *gate.Prepared) error {
 
 // fitContext keeps the conversation within the role's context window: when
 // it nears the window, the oldest tool outputs are elided first (the model
-// is told how to get them back). The session log keeps everything.
-func (s *Session) fitContext() {
+// is told how to get them back); if that is not enough, the oldest turns are
+// summarised by the model. The session log keeps everything.
+func (s *Session) fitContext(ctx context.Context) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	window := s.opts.Model.ContextWindow
 	high, low := window*8/10, window*6/10
 	if estimate(s.msgs) <= high {
-		return
+		s.mu.Unlock()
+		return nil
 	}
 	elided := 0
 	// Never touch the last turn: the model needs what it just did.
@@ -638,9 +641,54 @@ func (s *Session) fitContext() {
 		m.Images = nil
 		elided++
 	}
+	still := estimate(s.msgs) > low && lastUser > 2
+	older := append([]provider.Message(nil), s.msgs[1:lastUser]...)
+	s.mu.Unlock()
 	if elided > 0 {
 		s.obs.Notice(fmt.Sprintf("context nearly full: elided %d old tool outputs (the session log keeps them)", elided))
 	}
+	if !still {
+		return nil
+	}
+	return s.summarize(ctx, older)
+}
+
+const summaryPrompt = `Summarise the conversation below for yourself, to continue the work with less context: the human's goals and instructions, decisions made, facts learned about the project (files, functions, commands, test results), changes made so far, and what is still open. Be concise and concrete; keep file paths and names exact.`
+
+// summarize replaces the oldest turns (older, which the conversation begins
+// with after the system prompt) by a summary the model writes.
+func (s *Session) summarize(ctx context.Context, older []provider.Message) error {
+	var b strings.Builder
+	for _, m := range older {
+		switch {
+		case m.Role == provider.ToolRole:
+			fmt.Fprintf(&b, "[result of %s]\n%s\n\n", m.Name, m.Content)
+		case len(m.ToolCalls) > 0:
+			fmt.Fprintf(&b, "[%s]\n%s\n", m.Role, m.Content)
+			for _, c := range m.ToolCalls {
+				fmt.Fprintf(&b, "[calls %s %s]\n", c.Name, c.Arguments)
+			}
+			b.WriteString("\n")
+		default:
+			fmt.Fprintf(&b, "[%s]\n%s\n\n", m.Role, m.Content)
+		}
+	}
+	resp, err := s.opts.Provider.Complete(ctx, provider.Request{Model: s.opts.Model.Model, MaxTokens: s.opts.Model.MaxTokens,
+		Messages: []provider.Message{{Role: provider.System, Content: summaryPrompt}, {Role: provider.User, Content: b.String()}}}, nil)
+	if err != nil {
+		return fmt.Errorf("summarising the oldest turns to fit the context window: %w", err)
+	}
+	summary := provider.Message{Role: provider.User, Content: "[Summary of the earlier conversation, written to save context; the session log keeps all of it]\n" + resp.Message.Content}
+	s.mu.Lock()
+	// The conversation may only have grown at its end since: replace the
+	// prefix that was summarised.
+	rest := append([]provider.Message(nil), s.msgs[1+len(older):]...)
+	s.msgs = append([]provider.Message{s.msgs[0], summary}, rest...)
+	addUsage(&s.total, resp.Usage)
+	s.mu.Unlock()
+	_ = s.opts.Log.Append(Entry{Type: "summary", Message: &summary, Covers: len(older), Usage: &resp.Usage})
+	s.obs.Notice(fmt.Sprintf("context nearly full: the model summarised the %d oldest messages (the session log keeps them)", len(older)))
+	return nil
 }
 
 const elidedMarker = "[elided:"
