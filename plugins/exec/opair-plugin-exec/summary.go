@@ -37,6 +37,7 @@ func summarize(kind string, argv []string, res run.Result, timeout time.Duration
 			s = lines[len(lines)-1]
 		}
 	}
+	s = strings.ReplaceAll(s, "\t", " ") // a status line, not a table
 	if len(s) > 200 {
 		s = s[:197] + "…"
 	}

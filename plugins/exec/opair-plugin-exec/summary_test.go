@@ -92,7 +92,7 @@ func TestSummaryKinds(t *testing.T) {
 		{"lineCount:file", nil, res("a.go\n", 0), "1 file"},
 		{"lineCount:match", nil, res("x\ny\nz\n", 0), "3 matches"},
 		{"lineCount:entry", nil, res("", 0), "0 entries"},
-		{"", nil, res("building…\nok  \texample.com/m\t0.01s\n", 0), "ok  \texample.com/m\t0.01s"},
+		{"", nil, res("building…\nok  \texample.com/m\t0.01s\n", 0), "ok   example.com/m 0.01s"},
 		{"", nil, res("", 0), "(no output)"},
 		{"grep", nil, res("", 1), "no matches (exit 1)"},
 		{"", nil, run.Result{TimedOut: true, ExitCode: -1, Signal: "killed"}, "(no output) (timed out after 1m0s)"},
