@@ -1,8 +1,12 @@
 package files
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/opair-dev/opair/plugins/builtin/search"
@@ -13,7 +17,7 @@ const (
 	// defaultMaxResults is the result cap without maxResults.
 	defaultMaxResults = 200
 	// maxMaxResults bounds maxResults.
-	maxMaxResults = 5000
+	maxMaxResults = 1_000_000
 	// maxMatchRunes is where a matching line is cut in the output.
 	maxMatchRunes = 500
 )
@@ -26,17 +30,53 @@ type findArgs struct {
 	MaxResults      int    `json:"maxResults"`
 }
 
-// findMatch is one matching line.
-type findMatch struct {
-	Line int    `json:"line"`
-	Text string `json:"text"`
+// maxOutputBytes bounds the text of the matches shown, well inside the
+// protocol's message size (wire.MaxMessageBytes); matches past it are
+// counted as not shown. A variable for the tests.
+var maxOutputBytes = 32 << 20
+
+// fileMatches are the matches of one file: the first ones formatted as
+// output lines ("path:line:text\n"), all counted.
+type fileMatches struct {
+	text  *[]byte // from matchBufs; nil: none kept
+	kept  int     // lines in text
+	count int
 }
 
-// fileMatches are the matches of one file: at most the cap's worth kept,
-// all counted.
-type fileMatches struct {
-	kept  []findMatch
-	count int
+// matchBufs recycle the workers' formatting buffers.
+var matchBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// writeGrow appends b to out, growing it by doubling without the zeroing
+// append would do.
+func writeGrow(out *strings.Builder, b []byte) {
+	if out.Cap()-out.Len() < len(b) {
+		out.Grow(max(len(b), out.Cap()))
+	}
+	out.Write(b)
+}
+
+// appendMatch formats one match as an output line.
+func appendMatch(b []byte, rel string, line int, text []byte) []byte {
+	b = append(b, rel...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(line), 10)
+	b = append(b, ':')
+	text = bytes.TrimSuffix(text, []byte("\r"))
+	if len(text) <= maxMatchRunes {
+		b = append(b, text...)
+	} else {
+		b = append(b, cutLine(string(text), maxMatchRunes)...)
+	}
+	return append(b, '\n')
+}
+
+// firstLines is the part of text holding its first n lines.
+func firstLines(text []byte, n int) []byte {
+	end := 0
+	for ; n > 0; n-- {
+		end += bytes.IndexByte(text[end:], '\n') + 1
+	}
+	return text[:end]
 }
 
 func (e *env) walker(glob string) *search.Walker {
@@ -80,6 +120,8 @@ func findInProject(e *env) (*sdk.Result, error) {
 	}
 	_ = e.prog.Status("searching for " + a.Pattern)
 
+	// Workers format the matches of their files; the collector, in walk
+	// order, keeps them up to the cap and counts the rest.
 	var full atomic.Bool // the cap is reached: workers only count
 	var out strings.Builder
 	shown, total, files := 0, 0, 0
@@ -89,28 +131,47 @@ func findInProject(e *env) (*sdk.Result, error) {
 			keep := !full.Load()
 			m.FindLines(data, func(line int, text []byte) bool {
 				fm.count++
-				if keep && len(fm.kept) < limit {
-					fm.kept = append(fm.kept, findMatch{line, cutLine(strings.TrimSuffix(string(text), "\r"), maxMatchRunes)})
+				if keep && fm.kept < limit {
+					if fm.text == nil {
+						fm.text = matchBufs.Get().(*[]byte)
+					}
+					*fm.text = appendMatch(*fm.text, rel, line, text)
+					fm.kept++
 				}
 				return true
 			})
 			return fm
 		},
 		func(rel string, fm fileMatches) bool {
+			if fm.text != nil {
+				defer func() {
+					if cap(*fm.text) <= 1<<20 {
+						*fm.text = (*fm.text)[:0]
+						matchBufs.Put(fm.text)
+					}
+				}()
+			}
 			if fm.count == 0 {
 				return true
 			}
 			files++
 			total += fm.count
-			for _, mt := range fm.kept {
-				if shown == limit {
-					break
+			if shown < limit && !full.Load() && fm.text != nil {
+				n := min(fm.kept, limit-shown)
+				text := *fm.text
+				if n < fm.kept {
+					text = firstLines(text, n)
 				}
-				fmt.Fprintf(&out, "%s:%d:%s\n", rel, mt.Line, mt.Text)
-				shown++
-			}
-			if shown == limit {
-				full.Store(true)
+				if room := maxOutputBytes - out.Len(); len(text) > room {
+					text = text[:bytes.LastIndexByte(text[:room], '\n')+1]
+					n = bytes.Count(text, []byte{'\n'})
+					full.Store(true)
+				}
+				writeGrow(&out, text)
+				shown += n
+				if shown == limit {
+					full.Store(true)
+				}
 			}
 			return true
 		})
@@ -146,6 +207,9 @@ func findFiles(e *env, w *search.Walker, a findArgs, limit int) (*sdk.Result, er
 	st, err := w.Walk(e.ctx, func(ent *search.Entry) error {
 		ent.Done()
 		total++
+		if shown < limit && out.Len()+len(ent.Rel)+1 > maxOutputBytes {
+			limit = shown // the byte bound: list no more, count on
+		}
 		if shown < limit {
 			out.WriteString(ent.Rel)
 			out.WriteByte('\n')
@@ -176,14 +240,14 @@ func findFiles(e *env, w *search.Walker, a findArgs, limit int) (*sdk.Result, er
 	}, nil
 }
 
-func hintGlob(out *strings.Builder, glob string) {
+func hintGlob(out io.Writer, glob string) {
 	if glob != "" && !strings.Contains(glob, "/") {
 		fmt.Fprintf(out, "(the glob matches the whole path relative to the project root: %q matches only top-level files; use \"**/%s\" for every directory)\n", glob, glob)
 	}
 }
 
 // notes tells the model what the search left out.
-func notes(out *strings.Builder, st search.ScanStats) {
+func notes(out io.Writer, st search.ScanStats) {
 	var parts []string
 	if st.Binary > 0 {
 		parts = append(parts, plural(st.Binary, "binary file"))
@@ -201,7 +265,7 @@ func notes(out *strings.Builder, st search.ScanStats) {
 		fmt.Fprintf(out, "(skipped %s)\n", strings.Join(parts, ", "))
 	}
 	if st.Truncated {
-		out.WriteString("(the walk stopped at its limit; narrow the glob)\n")
+		io.WriteString(out, "(the walk stopped at its limit; narrow the glob)\n")
 	}
 }
 

@@ -110,3 +110,37 @@ func TestFindInProjectCap(t *testing.T) {
 		t.Errorf("glob cap:\n%s", got)
 	}
 }
+
+func TestFindInProjectOutputBound(t *testing.T) {
+	files := tree{}
+	for i := 0; i < 10; i++ {
+		files[fmt.Sprintf("f%d.txt", i)] = strings.Repeat("hit here\n", 10)
+	}
+	root := newProject(t, files)
+	defer func(n int) { maxOutputBytes = n }(maxOutputBytes)
+	maxOutputBytes = 1000 // "fN.txt:L:hit here\n" is 18 or 19 bytes
+	got, res := mustOK(t, root, "findInProject", "", map[string]any{"pattern": "hit", "maxResults": 1000})
+	lines := strings.Split(strings.TrimSpace(got), "\n")
+	d := details(t, res)
+	shown := int(d["shown"].(float64))
+	if len(got) > 1100 || shown != len(lines)-1 || d["matches"] != 100.0 || d["truncated"] != true {
+		t.Fatalf("%d bytes, %d lines, details %v", len(got), len(lines), d)
+	}
+	if want := fmt.Sprintf("(%d more results not shown", 100-shown); !strings.Contains(got, want) {
+		t.Errorf("no %q in %s", want, got)
+	}
+	for i, l := range lines[:shown] {
+		if want := fmt.Sprintf("f%d.txt:%d:hit here", i/10, i%10+1); l != want {
+			t.Fatalf("line %d %q, want %q", i, l, want)
+		}
+	}
+	got, _ = mustOK(t, root, "findInProject", "", map[string]any{"glob": "*.txt", "maxResults": 1000})
+	if !strings.HasPrefix(got, "f0.txt\nf1.txt\n") {
+		t.Errorf("files: %s", got)
+	}
+	maxOutputBytes = 15
+	got, _ = mustOK(t, root, "findInProject", "", map[string]any{"glob": "*.txt", "maxResults": 1000})
+	if !strings.HasPrefix(got, "f0.txt\nf1.txt\n(8 more files not shown") {
+		t.Errorf("files bounded: %s", got)
+	}
+}

@@ -122,3 +122,109 @@ func TestMatcherStop(t *testing.T) {
 		t.Errorf("called %d times", n)
 	}
 }
+
+// TestAnalyze: the required literal, the first-byte set and the allowed
+// bytes.
+func TestAnalyze(t *testing.T) {
+	const letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	tests := []struct {
+		pattern        string
+		lit            string // "" none
+		fold           bool
+		first, allowed string // the bytes a match starts with, holds; "-": not computed
+	}{
+		{`[A-Z][a-z]+Error`, "Error", false, "ABCDEFGHIJKLMNOPQRSTUVWXYZ", letters},
+		{`func \w+\(`, "func ", false, "f", " (0123456789" + letters[:26] + "_" + letters[26:]},
+		{`^import \(`, "import (", false, "-", "-"},
+		{`(?i)deadline exceeded`, "deadline exceeded", true, "Dd", " ACDEILNXacdeilnx"},
+		{`(?i)task`, "ta", true, "Tt", "-"}, // the Kelvin sign and the long s: every byte from 0x80
+		{`a|b`, "", false, "-", "-"},
+		{`x*foo`, "foo", false, "fx", "fox"},
+		{`(ab)+c?d{2,3}`, "ab", false, "a", "abcd"},
+		{`(a)(bc)d`, "abcd", false, "a", "abcd"},
+		{`a{2}b`, "aab", false, "a", "ab"},
+		{`\bword\b`, "word", false, "-", "-"},
+		{`foo|foobar`, "foo", false, "f", "abfor"},
+		{`.*x`, "x", false, "-", "-"}, // nullable start: matches whole lines
+		{`x.`, "x", false, "x", "-"},  // every byte but "\n"
+	}
+	set := func(s *[256]bool) string {
+		if s == nil {
+			return "-"
+		}
+		var b []byte
+		for c := 0; c < 256; c++ {
+			if s[c] {
+				b = append(b, byte(c))
+			}
+		}
+		if len(b) > 128 {
+			return "-"
+		}
+		return string(b)
+	}
+	for _, tt := range tests {
+		re, err := CompileRegexp(tt.pattern, false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pm := analyze(re)
+		if tt.lit == "" {
+			if pm != nil {
+				t.Errorf("%q: literal %q", tt.pattern, pm.f.needle)
+			}
+			continue
+		}
+		if pm == nil || string(pm.f.needle) != tt.lit || pm.f.fold != tt.fold {
+			t.Errorf("%q: %+v, want %q fold %v", tt.pattern, pm, tt.lit, tt.fold)
+			continue
+		}
+		if got := set(pm.first); tt.first != "-" && got != tt.first {
+			t.Errorf("%q: first bytes %q, want %q", tt.pattern, got, tt.first)
+		}
+		if got := set(pm.allowed); got != tt.allowed {
+			t.Errorf("%q: allowed bytes %q, want %q", tt.pattern, got, tt.allowed)
+		}
+	}
+}
+
+// TestPrefilterRandom compares the matchers NewMatcher picks (prefiltered
+// by a required literal, or plain text) with line-by-line matching, on
+// random texts and patterns.
+func TestPrefilterRandom(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	atoms := []string{"a", "b", "ab", "Ab", "K", "\u212a", "é", "É", " ", "\t", "\n", "\r\n", "x", "_", "\xff"}
+	patterns := []string{
+		`ab`, `a+b`, `[A-Z]b`, `[a-z]+b`, `\bab\b`, `^ab`, `ab$`, `^\s*ab`, `a.b`, `(?i)ab`, `(?i)kab`,
+		`x|ab`, `(ab)+x?`, `[^a]ab`, `é+b`, `(?i)éb`, `\w+ab`, `ab\s+x`, `a\nb`, `(?i)k`, `\Aab`, `ab\z`,
+		`[\x{80}-\x{10FFFF}]ab`, `.ab`, `ab.*x`, `_*ab_`, `(?:a|\xff)b`, `\Bab`, `a{2}b`, `(?i)ÉB`,
+		`[a-z]+Ab`, `b[ \t]+a`, `(?i)a+b`, `x?ab`, `[A-Z][a-z]+b`, `(a|x)+b`, `ab[^x]`, `\pL+ab`,
+	}
+	for i := 0; i < 5000; i++ {
+		var sb strings.Builder
+		for n := r.Intn(30); n > 0; n-- {
+			sb.WriteString(atoms[r.Intn(len(atoms))])
+		}
+		data := sb.String()
+		p := patterns[r.Intn(len(patterns))]
+		m, err := NewMatcher(p, false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		re := regexp.MustCompile("(?m)" + p)
+		if got, want := find(m, data), reference(re, data); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%q (%T) on %q: got %v want %v", p, m, data, got, want)
+		}
+		lit := atoms[r.Intn(len(atoms)-1)] + atoms[r.Intn(len(atoms)-1)] // not "\xff": patterns are UTF-8
+		for _, ci := range []bool{false, true} {
+			lm, _ := NewMatcher(lit, true, ci)
+			flags := ""
+			if ci {
+				flags = "(?i)"
+			}
+			if got, want := find(lm, data), reference(regexp.MustCompile(flags+regexp.QuoteMeta(lit)), data); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("literal %q ci=%v (%T) on %q: got %v want %v", lit, ci, lm, data, got, want)
+			}
+		}
+	}
+}

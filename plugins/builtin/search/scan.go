@@ -3,11 +3,10 @@ package search
 import (
 	"bytes"
 	"context"
-	"errors"
-	"io"
 	"runtime"
 	"sync"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // DefaultMaxFileSize is the largest file Scan reads.
@@ -77,8 +76,11 @@ func Scan[T any](ctx context.Context, w *Walker, opts ScanOptions, work func(rel
 		v    T
 		skip skip
 	}
-	jobs := make(chan job, workers)
-	results := make(chan result, workers)
+	// Both queues hold the whole window: the walker then runs ahead in long
+	// stretches instead of waking for every file a worker takes, and the
+	// workers never wait on the collector.
+	jobs := make(chan job, window)
+	results := make(chan result, window)
 	slots := make(chan struct{}, window)
 
 	var st ScanStats
@@ -112,7 +114,10 @@ func Scan[T any](ctx context.Context, w *Walker, opts ScanOptions, work func(rel
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte
+			bp := readBufs.Get().(*[]byte)
+			defer putReadBuf(bp)
+			buf := *bp
+			defer func() { *bp = buf }()
 			for j := range jobs {
 				r := result{idx: j.idx, rel: j.e.Rel}
 				if ctx.Err() != nil {
@@ -124,6 +129,9 @@ func Scan[T any](ctx context.Context, w *Walker, opts ScanOptions, work func(rel
 					if r.skip == notSkipped {
 						r.v = work(j.e.Rel, data)
 					}
+					if cap(buf) > maxPooledBuf {
+						buf = nil // a huge file's buffer is not kept
+					}
 				}
 				results <- r
 			}
@@ -131,17 +139,17 @@ func Scan[T any](ctx context.Context, w *Walker, opts ScanOptions, work func(rel
 	}
 	go func() { wg.Wait(); close(results) }()
 
-	pending := map[int]result{}
+	// Results come back in any order; ring holds them by walk index until
+	// their turn (at most window are in flight).
+	ring := make([]result, window)
+	have := make([]bool, window)
 	next := 0
 	stopped := false
 	for r := range results {
-		pending[r.idx] = r
-		for {
-			p, ok := pending[next]
-			if !ok {
-				break
-			}
-			delete(pending, next)
+		ring[r.idx%window], have[r.idx%window] = r, true
+		for have[next%window] {
+			p := ring[next%window]
+			ring[next%window], have[next%window] = result{}, false
 			next++
 			<-slots
 			switch p.skip {
@@ -172,50 +180,134 @@ func Scan[T any](ctx context.Context, w *Walker, opts ScanOptions, work func(rel
 	return st, ctx.Err()
 }
 
-// readEntry opens and reads one walked file, reusing buf.
+// readBufs hold the workers' read buffers across scans.
+var readBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledBuf: larger read buffers are left to the garbage collector.
+const maxPooledBuf = 8 << 20
+
+func putReadBuf(bp *[]byte) {
+	if cap(*bp) <= maxPooledBuf {
+		readBufs.Put(bp)
+	}
+}
+
+// firstChunk is how much of a file is read before the rest: a binary file
+// (a NUL byte in it) is usually recognised there, and the rest of it is
+// then never read.
+const firstChunk = 64 << 10
+
+// readEntry opens and reads one walked file, reusing buf. It works on the
+// raw descriptor (no *os.File: no poller registration, no allocation) and
+// reads a file of the size fstat gives in one read when it fits the first
+// chunk, in two otherwise. A file with a NUL byte anywhere is binary.
 func readEntry(e *Entry, buf []byte, maxSize int64) ([]byte, []byte, skip) {
-	f, err := e.Open()
+	if e.dir == nil {
+		return nil, buf, skipUnreadable
+	}
+	fd, err := e.openFd()
 	e.Done()
 	if err != nil {
 		return nil, buf, skipUnreadable
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return nil, buf, skipUnreadable
 	}
-	if sys, ok := fi.Sys().(*syscall.Stat_t); ok && sys.Nlink > 1 {
+	if st.Nlink > 1 {
 		return nil, buf, skipHardLinked
 	}
-	size := fi.Size()
+	size := st.Size
 	if size > maxSize {
 		return nil, buf, skipLarge
 	}
-	// Read at most maxSize+1 bytes: a file that grew past the limit since
-	// its stat is skipped too.
+	// Room for one byte more than the size: a file that grew since the
+	// fstat is read on to its end (or past the limit, and skipped).
 	want := int(size) + 1
 	if cap(buf) < want {
-		buf = make([]byte, want+want/4)
+		buf = make([]byte, max(want+want/4, 2*cap(buf), 64<<10))
 	}
-	data, err := readUpTo(f, buf[:cap(buf)], maxSize+1)
+	buf = buf[:cap(buf)]
+	n := 0
+	// First chunk: a binary file usually shows its NUL byte there.
+	first := min(want, firstChunk)
+	n, err = readFull(fd, buf[:first], min(first, int(size)))
 	if err != nil {
 		return nil, buf, skipUnreadable
 	}
-	if int64(len(data)) > maxSize {
-		return nil, buf, skipLarge
-	}
-	if len(data) > cap(buf) {
-		buf = data
-	}
-	if bytes.IndexByte(data, 0) >= 0 {
+	if bytes.IndexByte(buf[:n], 0) >= 0 {
 		return nil, buf, skipBinary
 	}
-	return data, buf, notSkipped
+	if n == first && first < want {
+		// The rest, as the size says, and anything the file grew by.
+		m, err := readFull(fd, buf[n:want], int(size)-n)
+		if err != nil {
+			return nil, buf, skipUnreadable
+		}
+		if bytes.IndexByte(buf[n:n+m], 0) >= 0 {
+			return nil, buf, skipBinary
+		}
+		n += m
+	}
+	if n == want {
+		// The file grew past its size: read on up to the limit.
+		var data []byte
+		data, err = readUpTo(fd, buf, n, maxSize+1)
+		if err != nil {
+			return nil, buf, skipUnreadable
+		}
+		if len(data) > cap(buf) {
+			buf = data
+		}
+		if int64(len(data)) > maxSize {
+			return nil, buf, skipLarge
+		}
+		if bytes.IndexByte(data[want:], 0) >= 0 {
+			return nil, buf, skipBinary
+		}
+		return data, buf, notSkipped
+	}
+	return buf[:n], buf, notSkipped
 }
 
-// readUpTo reads r to its end or to limit bytes, into buf while it fits.
-func readUpTo(r io.Reader, buf []byte, limit int64) ([]byte, error) {
+func fstat(fd int, st *unix.Stat_t) error {
+	for {
+		err := unix.Fstat(fd, st)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// readFull reads into b until it is full, the file ends (a read returns
+// 0), or a read comes back short once expect bytes are in: a regular file
+// gives less than asked only at its end, and expect is where fstat said the
+// end is, so the usual file takes one read, not two.
+func readFull(fd int, b []byte, expect int) (int, error) {
 	n := 0
+	for n < len(b) {
+		m, err := unix.Read(fd, b[n:])
+		if err == unix.EINTR || err == unix.EAGAIN {
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+		if n >= expect && n < len(b) {
+			break
+		}
+	}
+	return n, nil
+}
+
+// readUpTo reads fd on to its end or to limit bytes, after the n bytes
+// already in buf, growing buf as needed.
+func readUpTo(fd int, buf []byte, n int, limit int64) ([]byte, error) {
 	for {
 		if n == len(buf) {
 			if int64(n) >= limit {
@@ -225,14 +317,17 @@ func readUpTo(r io.Reader, buf []byte, limit int64) ([]byte, error) {
 			copy(nb, buf[:n])
 			buf = nb
 		}
-		m, err := r.Read(buf[n:min(len(buf), int(limit))])
-		n += m
-		if errors.Is(err, io.EOF) {
-			return buf[:n], nil
+		m, err := unix.Read(fd, buf[n:min(len(buf), int(limit))])
+		if err == unix.EINTR || err == unix.EAGAIN {
+			continue
 		}
 		if err != nil {
 			return nil, err
 		}
+		if m == 0 {
+			return buf[:n], nil
+		}
+		n += m
 		if int64(n) >= limit {
 			return buf[:n], nil
 		}

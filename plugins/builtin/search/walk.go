@@ -72,14 +72,13 @@ type Entry struct {
 
 // dirHandle is an open directory shared by the entries it holds.
 type dirHandle struct {
-	f    *os.File
 	fd   int
 	refs atomic.Int32
 }
 
 func (d *dirHandle) release() {
 	if d.refs.Add(-1) == 0 {
-		d.f.Close()
+		unix.Close(d.fd)
 	}
 }
 
@@ -89,15 +88,24 @@ func (e *Entry) Open() (*os.File, error) {
 	if e.dir == nil {
 		return nil, errors.New("entry already released")
 	}
+	fd, err := e.openFd()
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), e.Rel), nil
+}
+
+// openFd is Open's raw descriptor, for the scan's reads.
+func (e *Entry) openFd() (int, error) {
 	for {
 		fd, err := unix.Openat(e.dir.fd, e.name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return nil, &fs.PathError{Op: "open", Path: e.Rel, Err: err}
+			return -1, &fs.PathError{Op: "open", Path: e.Rel, Err: err}
 		}
-		return os.NewFile(uintptr(fd), e.Rel), nil
+		return fd, nil
 	}
 }
 
@@ -131,45 +139,74 @@ func (w *Walker) Walk(ctx context.Context, fn func(*Entry) error) (WalkStats, er
 	if err != nil {
 		return st, fmt.Errorf("opening the project root: %w", err)
 	}
-	d := &dirHandle{f: top, fd: int(top.Fd())}
-	d.refs.Store(1)
-	max := w.MaxEntries
-	if max <= 0 {
-		max = DefaultMaxEntries
+	fd, err := unix.FcntlInt(top.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	top.Close()
+	if err != nil {
+		return st, fmt.Errorf("opening the project root: %w", err)
 	}
-	seen := 0
-	err = w.walkDir(ctx, d, "", 0, &seen, max, &st, fn)
+	d := &dirHandle{fd: fd}
+	d.refs.Store(1)
+	wk := walk{Walker: w, ctx: ctx, fn: fn, st: &st, max: w.MaxEntries, buf: make([]byte, 32<<10)}
+	if wk.max <= 0 {
+		wk.max = DefaultMaxEntries
+	}
+	err = wk.dir(d, "", 0)
 	return st, err
 }
 
-func (w *Walker) walkDir(ctx context.Context, d *dirHandle, rel string, depth int, seen *int, max int, st *WalkStats, fn func(*Entry) error) error {
+// walk is the state of one Walk.
+type walk struct {
+	*Walker
+	ctx  context.Context
+	fn   func(*Entry) error
+	st   *WalkStats
+	seen int
+	max  int
+	buf  []byte     // getdents buffer
+	lvls [][]dirent // the listing of each depth, reused
+}
+
+// dirent is one entry of a directory listing.
+type dirent struct {
+	name string
+	typ  uint8 // unix.DT_*
+}
+
+func (wk *walk) dir(d *dirHandle, rel string, depth int) error {
 	defer d.release()
-	if err := ctx.Err(); err != nil {
+	if err := wk.ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := d.f.ReadDir(-1)
+	for len(wk.lvls) <= depth {
+		wk.lvls = append(wk.lvls, nil)
+	}
+	entries, err := readDir(d.fd, wk.buf, wk.lvls[depth][:0])
+	wk.lvls[depth] = entries
 	if err != nil && len(entries) == 0 {
-		st.Unreadable++
+		wk.st.Unreadable++
 		return nil
 	}
-	st.Dirs++
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	for _, de := range entries {
-		*seen++
-		if *seen > max {
-			st.Truncated = true
+	wk.st.Dirs++
+	slices.SortFunc(entries, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
+	for i := range entries {
+		wk.seen++
+		if wk.seen > wk.max {
+			wk.st.Truncated = true
 			return nil
 		}
-		name := de.Name()
+		name := entries[i].name
 		if strings.EqualFold(name, ".git") {
 			continue // never, whatever the flags
 		}
-		if !w.IncludeHidden && strings.HasPrefix(name, ".") {
+		if !wk.IncludeHidden && name[0] == '.' {
 			continue
 		}
-		typ := de.Type()
-		isDir := typ.IsDir()
-		if !isDir && !typ.IsRegular() {
+		typ := entries[i].typ
+		if typ == unix.DT_UNKNOWN {
+			typ = statType(d.fd, name)
+		}
+		isDir := typ == unix.DT_DIR
+		if !isDir && typ != unix.DT_REG {
 			continue // symbolic links, devices, FIFOs, sockets
 		}
 		child := name
@@ -178,39 +215,61 @@ func (w *Walker) walkDir(ctx context.Context, d *dirHandle, rel string, depth in
 		}
 		// The walk never enters an ignored directory, so the entry's own
 		// rules decide (Match assumes no parent is ignored).
-		if !w.IncludeIgnored && w.Ignore != nil && w.Ignore.Match(child, isDir) {
+		if !wk.IncludeIgnored && wk.Ignore != nil && wk.Ignore.Match(child, isDir) {
 			continue
 		}
 		if isDir {
 			if depth+1 >= maxDepth {
-				st.Truncated = true
+				wk.st.Truncated = true
 				continue
 			}
 			sub, err := openDir(d.fd, name, child)
 			if err != nil {
-				st.Unreadable++
+				wk.st.Unreadable++
 				continue
 			}
-			if err := w.walkDir(ctx, sub, child, depth+1, seen, max, st, fn); err != nil {
+			if err := wk.dir(sub, child, depth+1); err != nil {
 				return err
 			}
-			if st.Truncated && *seen > max {
+			if wk.st.Truncated && wk.seen > wk.max {
 				return nil
 			}
 			continue
 		}
-		if w.Glob != "" {
-			if ok, _ := doublestar.Match(w.Glob, child); !ok {
+		if wk.Glob != "" {
+			if ok, _ := doublestar.Match(wk.Glob, child); !ok {
 				continue
 			}
 		}
-		st.Files++
+		wk.st.Files++
 		d.refs.Add(1)
-		if err := fn(&Entry{Rel: child, dir: d, name: name}); err != nil {
+		if err := wk.fn(&Entry{Rel: child, dir: d, name: name}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// statType is the DT_* type of a name whose listing did not say.
+func statType(dirfd int, name string) uint8 {
+	var st unix.Stat_t
+	for {
+		err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return unix.DT_UNKNOWN
+		}
+		break
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return unix.DT_DIR
+	case unix.S_IFREG:
+		return unix.DT_REG
+	}
+	return unix.DT_UNKNOWN
 }
 
 // openDir opens a subdirectory relative to its parent without following a
@@ -224,8 +283,7 @@ func openDir(parent int, name, rel string) (*dirHandle, error) {
 		if err != nil {
 			return nil, &fs.PathError{Op: "open", Path: rel, Err: err}
 		}
-		f := os.NewFile(uintptr(fd), rel)
-		d := &dirHandle{f: f, fd: fd}
+		d := &dirHandle{fd: fd}
 		d.refs.Store(1)
 		return d, nil
 	}

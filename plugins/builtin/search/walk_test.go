@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,5 +165,51 @@ func TestScanOrderAndStop(t *testing.T) {
 		func(rel string, v int) bool { n++; return n < 5 })
 	if err != nil || n != 5 {
 		t.Errorf("stop: %v %d", err, n)
+	}
+}
+
+// TestScanReads: contents arrive whole around the first chunk's size; a NUL
+// byte anywhere, in the first chunk or after it, makes a file binary.
+func TestScanReads(t *testing.T) {
+	text := func(n int) string {
+		var sb strings.Builder
+		for i := 0; sb.Len() < n; i++ {
+			fmt.Fprintf(&sb, "line %d\n", i)
+		}
+		return sb.String()[:n]
+	}
+	files := map[string]string{"empty": ""}
+	for _, n := range []int{1, firstChunk - 1, firstChunk, firstChunk + 1, 3*firstChunk + 17} {
+		files[fmt.Sprintf("t%d", n)] = text(n)
+	}
+	files["late.bin"] = text(2*firstChunk) + "\x00" + text(10)
+	files["edge.bin"] = text(firstChunk-1) + "\x00" + text(firstChunk)
+	files["next.bin"] = text(firstChunk) + "\x00"
+	files["early.bin"] = "\x00" + text(4*firstChunk)
+	root := mkTree(t, files)
+	r, _ := os.OpenRoot(root)
+	defer r.Close()
+	for round := 0; round < 3; round++ { // pooled buffers, reused
+		got := map[string]string{}
+		st, err := Scan(context.Background(), &Walker{Root: r}, ScanOptions{},
+			func(rel string, data []byte) string { return string(data) },
+			func(rel string, v string) bool { got[rel] = v; return true })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Binary != 4 || st.Read != 6 {
+			t.Errorf("stats %+v", st)
+		}
+		for name, want := range files {
+			if strings.HasSuffix(name, ".bin") {
+				if _, ok := got[name]; ok {
+					t.Errorf("%s searched", name)
+				}
+				continue
+			}
+			if got[name] != want {
+				t.Errorf("%s: %d bytes, want %d", name, len(got[name]), len(want))
+			}
+		}
 	}
 }
