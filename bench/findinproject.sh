@@ -51,7 +51,7 @@ QUERIES=(
 	'ci-literal|deadline exceeded|deadline exceeded'
 )
 
-echo "tree: $ROOT ($(find "$ROOT" -type f | wc -l) files), $RUNS runs per query, median; $(nproc) cores, rg -j $JOBS; $("$RG" --version | head -1)"
+echo "tree: $ROOT ($(find "$ROOT" -type f | wc -l) files), $RUNS runs per query, median; $(nproc) cores, rg -j $JOBS; $("$RG" --version | sed -n 1p)"
 printf '%-12s %-22s %9s %9s %9s %7s  %s\n' kind pattern matches plugin_s rg_s ratio result
 fail=0
 i=0
