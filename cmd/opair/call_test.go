@@ -365,3 +365,43 @@ func assertGoneWithin(t *testing.T, pids []int, d time.Duration) {
 		}
 	}
 }
+
+// Path-keyed rules are evaluated on the real, resolved path before anything
+// runs or asks; a link is classified by its target.
+func TestCallPathRulesAndClasses(t *testing.T) {
+	project := t.TempDir()
+	for name, content := range map[string]string{"secrets/key.txt": "k\n", "src/a.txt": "a\n", ".env": "TOKEN=x\n"} {
+		p := filepath.Join(project, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(".env", filepath.Join(project, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../secrets/key.txt", filepath.Join(project, "src", "innocent.txt")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"permissions": [{"tool": "*", "path": "secrets/**", "action": "deny"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"OPAIR_CONFIG=" + cfg}
+	call := func(path string) result {
+		return opair(t, env, "tools", "call", "readProjectFile", `{"path":"`+path+`"}`, "--project", project)
+	}
+	if r := call("src/a.txt"); r.code != 0 || strings.TrimSpace(r.stdout) != "a" {
+		t.Errorf("plain read: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, path := range []string{"secrets/key.txt", "src/innocent.txt", "src/../secrets/key.txt"} {
+		if r := call(path); r.code != 1 || !strings.Contains(r.stderr, "denied") || !strings.Contains(r.stderr, "secrets/**") || strings.Contains(r.stdout, "k") {
+			t.Errorf("%s: exit %d\n%s%s", path, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := call("notes.txt"); r.code != 1 || !strings.Contains(r.stderr, "project-dot") || strings.Contains(r.stdout, "TOKEN") {
+		t.Errorf("a link to .env: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
