@@ -178,3 +178,32 @@ func TestContinueAfterKill(t *testing.T) {
 	s.send("/quit\r")
 	s.exit()
 }
+
+// TestInteractiveCtrlCAndQuestions: Ctrl-C cancels the running turn, not
+// the session; askQuestion asks the human with its options.
+func TestInteractiveCtrlCAndQuestions(t *testing.T) {
+	srv := providertest.NewOpenAI(t,
+		providertest.Reply{Hang: true, Text: "this never ends"},
+		providertest.Reply{ToolCalls: []providertest.ToolCall{{Name: "askQuestion", Arguments: `{"question":"Which database?","options":["postgres","sqlite"]}`}}},
+		providertest.Reply{Text: "Going with the one you picked."},
+	)
+	s := startPTY(t, modelEnv(srv, "XDG_STATE_HOME="+t.TempDir()), "--project", t.TempDir())
+	s.waitFor("navigator> ")
+	s.send("start something long\r")
+	waitRequests(t, srv, 1)
+	s.waitFor("this")
+	s.send("\x03")
+	s.waitFor("(cancelled)")
+	s.send("which database should we use?\r")
+	s.waitFor("The model asks: Which database?")
+	s.waitFor("2) sqlite")
+	s.send("2\r")
+	s.waitFor("Going with the one you picked.")
+	if m := messagesOf(t, srv.Requests()[2]); !strings.Contains(m, `"content":"sqlite"`) {
+		t.Errorf("the answer did not reach the model:\n%s", m)
+	}
+	s.send("/quit\r")
+	if code := s.exit(); code != 0 {
+		t.Errorf("exit %d\n%s", code, s.output())
+	}
+}
