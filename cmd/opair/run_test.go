@@ -222,3 +222,24 @@ func TestReadBeforeEdit(t *testing.T) {
 		t.Errorf("a stale edit was written: %q", got)
 	}
 }
+
+// The config's loops section narrows what a loop offers.
+func TestRunLoopWhitelistFromConfig(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"loops": {"navigator": {"toolWhitelist": ["readProjectFile", "git*"], "systemPrompt": "Only look, never touch."}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := providertest.NewOpenAI(t, providertest.Reply{Text: "ok"})
+	r := opair(t, modelEnv(srv, "OPAIR_CONFIG="+cfg, "XDG_STATE_HOME="+t.TempDir()), "run", "--project", t.TempDir(), "hi")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	tools := requestTools(t, srv.Requests()[0])
+	want := []string{"gitDiff", "gitLog", "gitShow", "gitStatus", "readProjectFile"}
+	if strings.Join(tools, ",") != strings.Join(want, ",") {
+		t.Errorf("offered %v, want %v", tools, want)
+	}
+	if m := messagesOf(t, srv.Requests()[0]); !strings.Contains(m, "Only look, never touch.") {
+		t.Errorf("system prompt not replaced:\n%s", m)
+	}
+}

@@ -1,8 +1,6 @@
 package config
 
 import (
-	"github.com/opair-dev/opair/internal/diag"
-
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -16,6 +14,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/opair-dev/opair/host/permission"
+	"github.com/opair-dev/opair/internal/diag"
 	"github.com/opair-dev/opair/internal/strictjson"
 )
 
@@ -26,6 +25,7 @@ type parsed struct {
 	exec        execSection
 	pins        map[string]string
 	models      map[string]Role
+	loops       map[string]Loop
 }
 
 type execSection struct {
@@ -59,6 +59,7 @@ var sections = []section{
 	{"exec", true, (*checker).exec},
 	{"plugins", false, (*checker).plugins},
 	{"models", false, (*checker).models},
+	{"loops", false, (*checker).loops},
 }
 
 var (

@@ -14,8 +14,6 @@
 package config
 
 import (
-	"github.com/opair-dev/opair/internal/diag"
-
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +24,7 @@ import (
 	"time"
 
 	"github.com/opair-dev/opair/host/permission"
+	"github.com/opair-dev/opair/internal/diag"
 	"github.com/opair-dev/opair/internal/strictjson"
 )
 
@@ -68,6 +67,9 @@ type Config struct {
 	// Use Role, which also falls back to the driver's role and to the
 	// environment.
 	Models map[string]Role
+	// Loops are the user's adjustments of the loops (role, system prompt,
+	// tool whitelist), by loop name; nil without a loops section.
+	Loops map[string]Loop
 	// Files are the files that were read, user file first.
 	Files []string
 }
@@ -214,6 +216,7 @@ func (l *loader) merge(user, project *parsed) *Config {
 		Exec:               Exec{Timeout: DefaultTimeout, OutputCap: DefaultOutputCap},
 		Pins:               user.pins,
 		Models:             user.models,
+		Loops:              user.loops,
 		Files:              l.files,
 	}
 	timeoutFrom, capFrom := "default", "default"

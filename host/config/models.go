@@ -1,8 +1,6 @@
 package config
 
 import (
-	"github.com/opair-dev/opair/internal/diag"
-
 	"fmt"
 	"net/url"
 	"regexp"
@@ -12,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/opair-dev/opair/internal/diag"
 	"github.com/opair-dev/opair/internal/strictjson"
 )
 

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -324,5 +325,47 @@ func TestMissingModelSnippetWorks(t *testing.T) {
 	r, err := cfg.Role("navigator", envOf("OPENAI_API_KEY", "k"))
 	if err != nil || r.ProviderType != "openai" || r.Model != "gpt-5" || r.APIKeyEnv != "OPENAI_API_KEY" {
 		t.Errorf("pasted config: %+v, %v", r, err)
+	}
+}
+
+func TestLoopsSection(t *testing.T) {
+	dir := t.TempDir()
+	write := func(src string) string {
+		p := filepath.Join(dir, "config.json")
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cfg, err := Load(write(`{"loops": {"plan": {"role": "reviewer", "systemPrompt": "Plan briefly.", "toolWhitelist": ["readProjectFile", "git*"]}, "navigator": {"toolWhitelist": []}}}`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := cfg.Loops["plan"]
+	if p.Role != "reviewer" || p.System != "Plan briefly." || len(p.ToolWhitelist) != 2 || cfg.Loops["navigator"].ToolWhitelist == nil {
+		t.Errorf("loops: %+v", cfg.Loops)
+	}
+	for src, want := range map[string]string{
+		`{"loops": {"plann": {}}}`:                        `did you mean "plan"?`,
+		`{"loops": {"plan": {"role": "boss"}}}`:           `loops.plan.role "boss" is not a model role`,
+		`{"loops": {"plan": {"systemPrompt": " "}}}`:      `loops.plan.systemPrompt is empty`,
+		`{"loops": {"plan": {"toolWhitelist": ["a b"]}}}`: `toolWhitelist entries must be tool names`,
+		`{"loops": {"plan": {"tools": []}}}`:              `unknown field "tools"`,
+	} {
+		_, err := Load(write(src), "")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: want %q, got %v", src, want, err)
+		}
+	}
+	// A project may not change the loops.
+	project := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(project, ".opair"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(project, ".opair", "config.json"), []byte(`{"loops": {"plan": {"role": "driver"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(write(`{}`), project); err == nil || !strings.Contains(err.Error(), "loops") {
+		t.Errorf("project loops: %v", err)
 	}
 }

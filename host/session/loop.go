@@ -10,7 +10,31 @@ package session
 import (
 	"path"
 	"slices"
+
+	"github.com/opair-dev/opair/host/config"
 )
+
+// ApplyConfig applies the user's adjustments (the config's loops section) to
+// loops: a role, a system prompt or a whitelist set there replaces the
+// default.
+func ApplyConfig(loops map[string]Loop, cfg map[string]config.Loop) {
+	for name, c := range cfg {
+		l, ok := loops[name]
+		if !ok {
+			continue
+		}
+		if c.Role != "" {
+			l.Role = c.Role
+		}
+		if c.System != "" {
+			l.System = c.System
+		}
+		if c.ToolWhitelist != nil {
+			l.Whitelist = c.ToolWhitelist
+		}
+		loops[name] = l
+	}
+}
 
 // Loop is one kind of agent conversation (SPEC §3.3).
 type Loop struct {

@@ -127,6 +127,9 @@ type Session struct {
 func New(opts Options) (*Session, error) {
 	if opts.Loops == nil {
 		opts.Loops = DefaultLoops()
+		if opts.Config != nil {
+			ApplyConfig(opts.Loops, opts.Config.Loops)
+		}
 	}
 	if opts.MaxSteps == 0 {
 		opts.MaxSteps = 50
