@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"syscall"
 
@@ -84,6 +85,23 @@ func callTool(ctx context.Context, stdout, stderr io.Writer, name string, args j
 	p, err := g.Prepare(e, args)
 	if err != nil {
 		return err
+	}
+	if p.Entry.Type() == "replaceInProject" {
+		// Its paths are known only from a dry run: path rules apply to
+		// every file it would change.
+		pv, err := session.DryRun(ctx, h.plugins, p)
+		if err != nil {
+			return err
+		}
+		if pv.Failed != "" {
+			return reportedError{fmt.Sprintf("%s: %s", name, pv.Failed)}
+		}
+		paths := make([]string, 0, len(pv.Files))
+		for f := range pv.Files {
+			paths = append(paths, f)
+		}
+		sort.Strings(paths)
+		g.WithPaths(p, paths)
 	}
 	tty := openTTY()
 	if tty != nil {

@@ -405,3 +405,40 @@ func TestCallPathRulesAndClasses(t *testing.T) {
 		t.Errorf("a link to .env: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// replaceInProject is decided on every file it would change: one denied
+// path denies the call, and nothing is written.
+func TestCallReplaceInProjectPathRules(t *testing.T) {
+	project := t.TempDir()
+	for name, content := range map[string]string{"secrets/k.txt": "token=old\n", "src/a.txt": "token=old\n"} {
+		p := filepath.Join(project, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"permissions": [{"tool": "*", "path": "secrets/**", "action": "deny"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := `{"pattern":"old","replacement":"new","literal":true}`
+	r := opair(t, []string{"OPAIR_CONFIG=" + cfg}, "tools", "call", "replaceInProject", args, "--mode", "driver", "--project", project)
+	if r.code != 1 || !strings.Contains(r.stderr, "denied") || !strings.Contains(r.stderr, "secrets/k.txt") {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, name := range []string{"secrets/k.txt", "src/a.txt"} {
+		if got, _ := os.ReadFile(filepath.Join(project, name)); string(got) != "token=old\n" {
+			t.Errorf("%s written: %q", name, got)
+		}
+	}
+	// Without the rule, both change.
+	r = opair(t, nil, "tools", "call", "replaceInProject", args, "--mode", "driver", "--project", project)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(project, "secrets/k.txt")); string(got) != "token=new\n" {
+		t.Errorf("not replaced: %q", got)
+	}
+}

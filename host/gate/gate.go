@@ -182,6 +182,22 @@ func (g *Gate) Prepare(e *registry.Entry, args json.RawMessage) (*Prepared, erro
 	return p, nil
 }
 
+// WithPaths decides a prepared call again, now knowing every path it
+// touches (a replaceInProject's files, from its dry run): it is allowed only
+// if every path is.
+func (g *Gate) WithPaths(p *Prepared, paths []string) {
+	var user, project []permission.Rule
+	if g.Config != nil {
+		user, project = g.Config.Permissions, g.Config.ProjectPermissions
+	}
+	p.Call.Paths = paths
+	p.Decision = permission.Decide(p.Call, user, project)
+	p.Suggestions = nil
+	if p.Decision.Action == permission.Ask {
+		p.Suggestions = permission.Suggest(p.Call, user, project)
+	}
+}
+
 // Record notes that a call ran, for the repetition rule.
 func (g *Gate) Record(p *Prepared) {
 	if g.Recent != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 
@@ -375,6 +376,23 @@ func (s *Session) execute(ctx context.Context, tc provider.ToolCall, l Loop, g *
 			s.obs.ToolEnd(tc.Name, "refused: not read, or changed since read", true)
 			return outcome{text: "refused: " + msg, isError: true}
 		}
+	}
+	if p.Entry.Type() == "replaceInProject" {
+		// Its paths are known only from a dry run: path rules apply to
+		// every file it would change.
+		pv, err := DryRun(ctx, s.opts.Plugins, p)
+		if err != nil {
+			return outcome{text: "error: " + err.Error(), isError: true}
+		}
+		if pv.Failed != "" {
+			return outcome{text: pv.Failed, isError: true}
+		}
+		paths := make([]string, 0, len(pv.Files))
+		for f := range pv.Files {
+			paths = append(paths, f)
+		}
+		sort.Strings(paths)
+		g.WithPaths(p, paths)
 	}
 	s.applySessionRules(p)
 	d := p.Decision
