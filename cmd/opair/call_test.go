@@ -442,3 +442,29 @@ func TestCallReplaceInProjectPathRules(t *testing.T) {
 		t.Errorf("not replaced: %q", got)
 	}
 }
+
+// findInProject never reads into a path the rules deny.
+func TestCallFindHonoursDenyRules(t *testing.T) {
+	project := t.TempDir()
+	for name, content := range map[string]string{"secrets/k.txt": "needle secret\n", "src/a.txt": "needle public\n"} {
+		p := filepath.Join(project, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"permissions": [{"tool": "*", "path": "secrets/**", "action": "deny"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := opair(t, []string{"OPAIR_CONFIG=" + cfg}, "tools", "call", "findInProject", `{"pattern":"needle"}`, "--project", project)
+	if r.code != 0 || !strings.Contains(r.stdout, "src/a.txt:1:needle public") || strings.Contains(r.stdout, "secret") {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = opair(t, nil, "tools", "call", "findInProject", `{"pattern":"needle"}`, "--project", project)
+	if !strings.Contains(r.stdout, "secrets/k.txt:1:needle secret") {
+		t.Errorf("without the rule: %s", r.stdout)
+	}
+}

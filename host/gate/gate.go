@@ -134,6 +134,15 @@ func (g *Gate) Prepare(e *registry.Entry, args json.RawMessage) (*Prepared, erro
 		req.Limits = &pluginv1.Limits{TimeoutMs: int64(timeout / time.Millisecond), OutputCapBytes: int64(outputCap)}
 	}
 	p.Request = req
+	if e.Type() == "findInProject" {
+		// The search walks many paths the gate cannot list first: the
+		// user's deny rules on paths go to the plugin, which does not
+		// enter them. (replaceInProject is decided on its dry run's files
+		// instead: one denied file denies the call.)
+		if err := g.addExcludes(p); err != nil {
+			return refuse("%v", err)
+		}
+	}
 
 	reads, writes := e.Reads, e.Writes
 	var paths []string
@@ -180,6 +189,34 @@ func (g *Gate) Prepare(e *registry.Entry, args json.RawMessage) (*Prepared, erro
 		p.Suggestions = permission.Suggest(call, user, project)
 	}
 	return p, nil
+}
+
+// addExcludes adds to a walking call's arguments the path globs of every
+// deny rule that applies to its tool.
+func (g *Gate) addExcludes(p *Prepared) error {
+	if g.Config == nil {
+		return nil
+	}
+	var globs []string
+	for _, r := range append(append([]permission.Rule(nil), g.Config.Permissions...), g.Config.ProjectPermissions...) {
+		if r.Action == permission.Deny && r.Path != "" && !filepath.IsAbs(r.Path) && permission.Wildcard(r.Tool, p.Entry.Name) {
+			globs = append(globs, r.Path)
+		}
+	}
+	if len(globs) == 0 {
+		return nil
+	}
+	var args map[string]any
+	if err := json.Unmarshal(p.Request.ArgumentsJson, &args); err != nil {
+		return err
+	}
+	args["excludePaths"] = globs
+	b, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	p.Request.ArgumentsJson = b
+	return nil
 }
 
 // WithPaths decides a prepared call again, now knowing every path it

@@ -28,6 +28,9 @@ type findArgs struct {
 	Literal         bool   `json:"literal"`
 	CaseInsensitive bool   `json:"caseInsensitive"`
 	MaxResults      int    `json:"maxResults"`
+	// ExcludePaths are added by the host, not the model: the globs of the
+	// user's deny rules on paths, which the search must not enter.
+	ExcludePaths []string `json:"excludePaths"`
 }
 
 // maxOutputBytes bounds the text of the matches shown, well inside the
@@ -79,13 +82,14 @@ func firstLines(text []byte, n int) []byte {
 	return text[:end]
 }
 
-func (e *env) walker(glob string) *search.Walker {
+func (e *env) walker(glob string, exclude []string) *search.Walker {
 	return &search.Walker{
 		Root:           e.res.Root(),
 		Ignore:         e.ign,
 		IncludeHidden:  e.h.IncludeHidden,
 		IncludeIgnored: e.h.IncludeIgnored,
 		Glob:           glob,
+		Exclude:        exclude,
 	}
 }
 
@@ -110,7 +114,7 @@ func findInProject(e *env) (*sdk.Result, error) {
 			return sdk.Errorf("%v: use doublestar syntax over the path relative to the project root, e.g. \"**/*.go\" or \"cmd/**\"", err), nil
 		}
 	}
-	w := e.walker(a.Glob)
+	w := e.walker(a.Glob, a.ExcludePaths)
 	if a.Pattern == "" {
 		return findFiles(e, w, a, limit)
 	}

@@ -25,6 +25,8 @@ type replaceArgs struct {
 	Replacement string `json:"replacement"`
 	Glob        string `json:"glob"`
 	Literal     bool   `json:"literal"`
+	// ExcludePaths are added by the host: the globs of deny rules on paths.
+	ExcludePaths []string `json:"excludePaths"`
 }
 
 // replaced is one file's change.
@@ -66,7 +68,7 @@ func replaceInProject(e *env) (*sdk.Result, error) {
 	_ = e.prog.Status("scanning the project for " + a.Pattern)
 
 	// The project class only, whatever the handler block says.
-	w := &search.Walker{Root: e.res.Root(), Ignore: e.ign, Glob: a.Glob}
+	w := &search.Walker{Root: e.res.Root(), Ignore: e.ign, Glob: a.Glob, Exclude: a.ExcludePaths}
 	var changes []*replaced
 	var total, held int
 	var over string

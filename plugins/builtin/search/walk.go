@@ -49,8 +49,22 @@ type Walker struct {
 	// Glob, when set, is a doublestar pattern over the slash-separated path
 	// relative to the root; files that do not match are not yielded
 	// (directories are still descended into).
-	Glob       string
+	Glob string
+	// Exclude are doublestar patterns over the same paths: a matching file
+	// is not yielded and a matching directory is not entered (the host's
+	// deny rules on paths).
+	Exclude    []string
 	MaxEntries int // 0: DefaultMaxEntries
+}
+
+// excluded reports whether a path matches one of the exclusions.
+func (w *Walker) excluded(rel string) bool {
+	for _, ex := range w.Exclude {
+		if ok, _ := doublestar.Match(ex, rel); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // WalkStats counts what a walk left out.
@@ -223,6 +237,9 @@ func (wk *walk) dir(d *dirHandle, rel string, depth int) error {
 				wk.st.Truncated = true
 				continue
 			}
+			if wk.excluded(child) {
+				continue
+			}
 			sub, err := openDir(d.fd, name, child)
 			if err != nil {
 				wk.st.Unreadable++
@@ -240,6 +257,9 @@ func (wk *walk) dir(d *dirHandle, rel string, depth int) error {
 			if ok, _ := doublestar.Match(wk.Glob, child); !ok {
 				continue
 			}
+		}
+		if wk.excluded(child) {
+			continue
 		}
 		wk.st.Files++
 		d.refs.Add(1)
