@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 	"sync"
@@ -819,6 +820,11 @@ func (s *Session) noteContent(p *gate.Prepared, res *pluginv1.Result) {
 				s.reads[f.Path] = f.After
 			} else {
 				delete(s.reads, f.Path)
+			}
+			// A changed .gitignore changes which paths are ignored: the
+			// gate classifies with the new rules from now on.
+			if path.Base(f.Path) == ".gitignore" && s.opts.Paths != nil && s.opts.Paths.Ignore() != nil {
+				s.opts.Paths.Ignore().Reload()
 			}
 		}
 	}
