@@ -370,15 +370,7 @@ func assertGoneWithin(t *testing.T, pids []int, d time.Duration) {
 // runs or asks; a link is classified by its target.
 func TestCallPathRulesAndClasses(t *testing.T) {
 	project := t.TempDir()
-	for name, content := range map[string]string{"secrets/key.txt": "k\n", "src/a.txt": "a\n", ".env": "TOKEN=x\n"} {
-		p := filepath.Join(project, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, project, map[string]string{"secrets/key.txt": "k\n", "src/a.txt": "a\n", ".env": "TOKEN=x\n"})
 	if err := os.Symlink(".env", filepath.Join(project, "notes.txt")); err != nil {
 		t.Fatal(err)
 	}
@@ -410,15 +402,7 @@ func TestCallPathRulesAndClasses(t *testing.T) {
 // path denies the call, and nothing is written.
 func TestCallReplaceInProjectPathRules(t *testing.T) {
 	project := t.TempDir()
-	for name, content := range map[string]string{"secrets/k.txt": "token=old\n", "src/a.txt": "token=old\n"} {
-		p := filepath.Join(project, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, project, map[string]string{"secrets/k.txt": "token=old\n", "src/a.txt": "token=old\n"})
 	cfg := filepath.Join(t.TempDir(), "config.json")
 	if err := os.WriteFile(cfg, []byte(`{"permissions": [{"tool": "*", "path": "secrets/**", "action": "deny"}]}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -446,15 +430,7 @@ func TestCallReplaceInProjectPathRules(t *testing.T) {
 // findInProject never reads into a path the rules deny.
 func TestCallFindHonoursDenyRules(t *testing.T) {
 	project := t.TempDir()
-	for name, content := range map[string]string{"secrets/k.txt": "needle secret\n", "src/a.txt": "needle public\n"} {
-		p := filepath.Join(project, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, project, map[string]string{"secrets/k.txt": "needle secret\n", "src/a.txt": "needle public\n"})
 	cfg := filepath.Join(t.TempDir(), "config.json")
 	if err := os.WriteFile(cfg, []byte(`{"permissions": [{"tool": "*", "path": "secrets/**", "action": "deny"}]}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -466,5 +442,19 @@ func TestCallFindHonoursDenyRules(t *testing.T) {
 	r = opair(t, nil, "tools", "call", "findInProject", `{"pattern":"needle"}`, "--project", project)
 	if !strings.Contains(r.stdout, "secrets/k.txt:1:needle secret") {
 		t.Errorf("without the rule: %s", r.stdout)
+	}
+}
+
+// writeFiles writes files (relative name → content) under root.
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -285,7 +284,7 @@ func (ws *watchState) sync(base string) (Event, bool) {
 		}
 		ws.announced[base] = true
 		ev := Event{Kind: NeedsRestart, File: path}
-		data, err := readToolFile(path)
+		data, err := toolfile.ReadFile(path)
 		if err != nil {
 			ev.Err = readError(path, err)
 		} else if t, errs := toolfile.Parse(path, data, r.cat); errs != nil {
@@ -300,7 +299,7 @@ func (ws *watchState) sync(base string) (Event, bool) {
 		ws.invalid[base] = true
 		return Event{Kind: Invalid, Tool: name, File: path, Err: errs}, true
 	}
-	data, err := readToolFile(path)
+	data, err := toolfile.ReadFile(path)
 	if err != nil {
 		return invalid(readError(path, err))
 	}
@@ -345,31 +344,6 @@ func (ws *watchState) sync(base string) (Event, bool) {
 	r.mu.Unlock()
 	delete(ws.invalid, base)
 	return Event{Kind: Changed, Tool: name, File: path}, true
-}
-
-// readToolFile reads a tool file as toolfile.LoadDir does: a regular file of
-// at most toolfile.MaxFileBytes.
-func readToolFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, toolfile.MaxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > toolfile.MaxFileBytes {
-		return nil, fmt.Errorf("file is over the limit of %d bytes", toolfile.MaxFileBytes)
-	}
-	return data, nil
 }
 
 func readError(path string, err error) toolfile.Errors {

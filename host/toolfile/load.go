@@ -71,6 +71,12 @@ func LoadFS(fsys fs.FS, dir string, cat Catalog, display func(string) string) (*
 	return &Set{Tools: tools}, nil
 }
 
+// ReadFile reads one tool file the way LoadDir does: a regular file of at
+// most MaxFileBytes.
+func ReadFile(path string) ([]byte, error) {
+	return readTool(os.DirFS(filepath.Dir(path)), filepath.Base(path))
+}
+
 func readTool(fsys fs.FS, name string) ([]byte, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
