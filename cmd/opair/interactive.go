@@ -385,9 +385,9 @@ func (it *interactive) Approve(ctx context.Context, a session.Approval) (session
 		fmt.Fprintf(it.out, " with %s\n", escapeTerminal(string(a.Args)))
 	}
 	fmt.Fprintf(it.out, "  why it asks: %s\n", escapeTerminal(a.Reason))
-	always := "[a]lways for this session"
+	always := "[a]lways for this session, [s]ave it for always"
 	if !a.CanAlways {
-		always = "[a]lways (counts as once: this tool always asks)"
+		always = "[a]lways (counts as once: this call always asks)"
 	}
 	for {
 		ans, err := it.readAnswer("Allow? [o]nce, " + always + ", [r]eject, reject with a [m]essage: ")
@@ -399,6 +399,8 @@ func (it *interactive) Approve(ctx context.Context, a session.Approval) (session
 			return session.Answer{Kind: session.Once}, nil
 		case "a", "always":
 			return session.Answer{Kind: session.Always}, nil
+		case "s", "save":
+			return session.Answer{Kind: session.SaveAlways}, nil
 		case "r", "reject", "n", "no":
 			return session.Answer{Kind: session.Reject}, nil
 		case "m", "message":

@@ -207,3 +207,49 @@ func TestInteractiveCtrlCAndQuestions(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, s.output())
 	}
 }
+
+// "Save it for always" writes the rule into the user's config; the next
+// session does not ask; `opair permissions` lists and revokes it.
+func TestSavedApprovals(t *testing.T) {
+	tools := toolsDirWith(t, map[string]string{"cat_etc.json": externalTool})
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := providertest.NewOpenAI(t,
+		providertest.Reply{ToolCalls: []providertest.ToolCall{{Name: "catEtc", Arguments: `{"args":["/etc/hostname"]}`}}},
+		providertest.Reply{Text: "read it"},
+		providertest.Reply{ToolCalls: []providertest.ToolCall{{Name: "catEtc", Arguments: `{"args":["/etc/hostname"]}`}}},
+		providertest.Reply{Text: "read it again"},
+	)
+	env := modelEnv(srv, "OPAIR_TOOLS_DIR="+tools, "OPAIR_CONFIG="+cfg, "XDG_STATE_HOME="+t.TempDir())
+	s := startPTY(t, env, "--project", t.TempDir())
+	s.waitFor("navigator> ")
+	s.send("read the hostname\r")
+	s.waitFor("[s]ave it for always")
+	s.send("s\r")
+	s.waitFor("read it")
+	s.send("/quit\r")
+	s.exit()
+
+	r := opair(t, []string{"OPAIR_CONFIG=" + cfg}, "permissions", "list")
+	if r.code != 0 || !strings.Contains(r.stdout, "catEtc") || !strings.Contains(r.stdout, "/etc/hostname") {
+		t.Fatalf("list: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// The next session (headless here) is allowed by the saved rule.
+	r = opair(t, env, "run", "--project", t.TempDir(), "again")
+	if r.code != 0 || !strings.Contains(r.stdout, "read it again") {
+		t.Fatalf("run: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if m := messagesOf(t, srv.Requests()[3]); !strings.Contains(m, "[exit status 0]") {
+		t.Errorf("the saved rule did not allow the call:\n%s", m)
+	}
+	r = opair(t, []string{"OPAIR_CONFIG=" + cfg}, "permissions", "revoke", "1")
+	if r.code != 0 || !strings.Contains(r.stdout, "Removed rule 1") {
+		t.Fatalf("revoke: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = opair(t, []string{"OPAIR_CONFIG=" + cfg}, "permissions", "list")
+	if !strings.Contains(r.stdout, "No permission rules") {
+		t.Errorf("after revoke: %s", r.stdout)
+	}
+}

@@ -108,7 +108,7 @@ built into opair is used; 'opair init' writes it out for you to edit.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newToolsCmd(), newInitCmd(), newVersionCmd(), newRunCmd(), newSessionsCmd())
+	root.AddCommand(newToolsCmd(), newInitCmd(), newVersionCmd(), newRunCmd(), newSessionsCmd(), newPermissionsCmd())
 	wrapArgs(root)
 	return root
 }

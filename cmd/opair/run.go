@@ -91,7 +91,7 @@ func startSession(ctx context.Context, stderr io.Writer, mode permission.Mode, p
 		Root: h.root, Mode: mode, Config: h.cfg, Registry: h.reg, Plugins: h.plugins, Paths: h.paths,
 		Provider: prov,
 		Model:    model,
-		Asker:    asker, Observer: obs, Log: log, HostEnv: os.Environ(), History: history,
+		Asker:    asker, Observer: obs, Log: log, HostEnv: os.Environ(), History: history, ConfigPath: h.cfgPath,
 	})
 	if err != nil {
 		h.close()

@@ -54,6 +54,9 @@ type AnswerKind int
 const (
 	Once AnswerKind = iota
 	Always
+	// SaveAlways is Always, and the rule is also saved into the user's
+	// config for later sessions.
+	SaveAlways
 	Reject
 	RejectWithMessage
 )
@@ -99,6 +102,9 @@ type Options struct {
 	Observer Observer
 	Log      *Log
 	HostEnv  []string
+	// ConfigPath is the user's config file, where "always, and save it"
+	// answers are written.
+	ConfigPath string
 	// MaxSteps bounds the model's tool rounds in one turn (default 50).
 	MaxSteps int
 	// History resumes a logged conversation.
@@ -454,12 +460,20 @@ func (s *Session) approve(ctx context.Context, p *gate.Prepared, tc provider.Too
 	switch ans.Kind {
 	case Once:
 		entry.Decision = "approved once"
-	case Always:
+	case Always, SaveAlways:
 		entry.Decision = "approved always"
 		if a.CanAlways {
 			s.mu.Lock()
 			s.rules = append(s.rules, p.Suggestions...)
 			s.mu.Unlock()
+			if ans.Kind == SaveAlways && s.opts.ConfigPath != "" {
+				if err := config.AddRules(s.opts.ConfigPath, p.Suggestions); err != nil {
+					s.obs.Notice("could not save the approval: " + err.Error())
+				} else {
+					entry.Decision = "approved always, saved"
+					s.obs.Notice(fmt.Sprintf("saved into %s; 'opair permissions list' shows it", s.opts.ConfigPath))
+				}
+			}
 		}
 	case RejectWithMessage:
 		entry.Decision = "rejected"
