@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/opair-dev/opair/host/config"
 	"github.com/opair-dev/opair/host/gate"
 	"github.com/opair-dev/opair/host/permission"
 	"github.com/opair-dev/opair/host/session"
@@ -130,7 +131,7 @@ func callTool(ctx context.Context, stdout, stderr io.Writer, name string, args j
 		if tty == nil {
 			return reportedError{denyMessage(p, h.cfgPath)}
 		}
-		ok, msg, err := ask(tty, p, h.root, preview)
+		ok, msg, err := ask(tty, p, h.root, preview, h.cfgPath)
 		if err != nil {
 			return err
 		}
@@ -261,7 +262,7 @@ func openTTY() *os.File {
 // ask shows the exact call (or the diff of a write) and asks once / always /
 // reject / reject with a message. It returns whether to run and the
 // rejection message.
-func ask(tty *os.File, p *gate.Prepared, root string, preview *session.Preview) (bool, string, error) {
+func ask(tty *os.File, p *gate.Prepared, root string, preview *session.Preview, cfgPath string) (bool, string, error) {
 	fmt.Fprintf(tty, "\n%s wants to run", p.Entry.Name)
 	switch {
 	case len(p.Argv) > 0:
@@ -277,7 +278,11 @@ func ask(tty *os.File, p *gate.Prepared, root string, preview *session.Preview) 
 	fmt.Fprintf(tty, "  why it asks: %s\n", escapeTerminal(p.Decision.Reason))
 	r := bufio.NewReader(tty)
 	for {
-		fmt.Fprint(tty, "Allow? [o]nce, [a]lways for this session, [r]eject, reject with a [m]essage: ")
+		save := ""
+		if len(p.Suggestions) > 0 {
+			save = "[s]ave it for always, "
+		}
+		fmt.Fprintf(tty, "Allow? [o]nce, [a]lways for this session, %s[r]eject, reject with a [m]essage: ", save)
 		line, err := r.ReadString('\n')
 		if err != nil {
 			return false, "", fmt.Errorf("reading your answer: %w", err)
@@ -286,6 +291,15 @@ func ask(tty *os.File, p *gate.Prepared, root string, preview *session.Preview) 
 		case "o", "once", "y", "yes":
 			return true, "", nil
 		case "a", "always":
+			return true, "", nil
+		case "s", "save":
+			if save == "" {
+				continue
+			}
+			if err := config.AddRules(cfgPath, p.Suggestions); err != nil {
+				return false, "", fmt.Errorf("saving the approval: %w", err)
+			}
+			fmt.Fprintf(tty, "Saved into %s; 'opair permissions list' shows it.\n", cfgPath)
 			return true, "", nil
 		case "r", "reject", "n", "no":
 			return false, "", nil
