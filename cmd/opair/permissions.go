@@ -51,7 +51,7 @@ func newPermissionsCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			n, err := strconv.Atoi(args[0])
 			if err != nil {
-				return usageError{fmt.Errorf("N must be a rule number, not %q", args[0])}
+				return usageError{fmt.Errorf("the rule number must be a number, not %q", args[0])}
 			}
 			path, err := config.Path()
 			if err != nil {
