@@ -108,7 +108,7 @@ built into opair is used; 'opair init' writes it out for you to edit.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newToolsCmd(), newInitCmd(), newVersionCmd(), newRunCmd(), newSessionsCmd(), newPermissionsCmd())
+	root.AddCommand(newToolsCmd(), newInitCmd(), newVersionCmd(), newRunCmd(), newSessionsCmd(), newPermissionsCmd(), newMCPCmd())
 	wrapArgs(root)
 	return root
 }

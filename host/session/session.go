@@ -145,8 +145,8 @@ func New(opts Options) (*Session, error) {
 	if opts.Model.ContextWindow == 0 {
 		opts.Model.ContextWindow = 128000
 	}
-	if opts.Provider == nil || opts.Registry == nil || opts.Plugins == nil {
-		return nil, errors.New("session: a provider, a registry and plugins are required")
+	if opts.Registry == nil || opts.Plugins == nil {
+		return nil, errors.New("session: a registry and plugins are required")
 	}
 	obs := opts.Observer
 	if obs == nil {
@@ -237,9 +237,35 @@ func (s *Session) toolsIn(l Loop) []provider.Tool {
 	return out
 }
 
+// ErrNoHuman is what an Asker returns when it has nobody to ask (an MCP
+// client without elicitation): the call is then denied as in a headless
+// session.
+var ErrNoHuman = errors.New("nobody to ask")
+
+// CallAsModel runs a tool call made by a model outside this session's own
+// conversation (an MCP client's): the same gate, read-before-edit and
+// approvals as the session's own model; the result is logged, not added to
+// the conversation.
+func (s *Session) CallAsModel(ctx context.Context, name string, args json.RawMessage) (text string, isError bool, images []provider.Image) {
+	tc := provider.ToolCall{ID: "mcp-" + NewID(), Name: name, Arguments: args}
+	o := s.execute(ctx, tc, s.loop(), s.gate, false)
+	s.record(tc, o, false)
+	if o.res != nil {
+		for _, c := range o.res.Content {
+			if img := c.GetImage(); img != nil {
+				images = append(images, provider.Image{MIMEType: img.MimeType, Data: img.Data})
+			}
+		}
+	}
+	return o.text, o.isError, images
+}
+
 // Turn sends what the human typed and runs the model, and its tool calls,
 // until the model answers without calling a tool. It returns that answer.
 func (s *Session) Turn(ctx context.Context, text string) (string, error) {
+	if s.opts.Provider == nil {
+		return "", errors.New("this session has no model")
+	}
 	user := provider.Message{Role: provider.User, Content: text}
 	if err := s.opts.Log.Append(Entry{Type: "user", Message: &user}); err != nil {
 		return "", err
@@ -440,7 +466,12 @@ func (s *Session) approve(ctx context.Context, p *gate.Prepared, tc provider.Too
 		preview = pv
 		a.Diff = pv.Diff
 	}
-	if s.opts.Asker == nil {
+	var ans Answer
+	var askErr error
+	if s.opts.Asker != nil {
+		ans, askErr = s.opts.Asker.Approve(ctx, a)
+	}
+	if s.opts.Asker == nil || errors.Is(askErr, ErrNoHuman) {
 		entry.Decision = "deny (headless)"
 		msg := fmt.Sprintf("denied: this call needs the human's approval (%s), and this session has nobody to ask (headless)", p.Decision.Reason)
 		if len(p.Suggestions) > 0 {
@@ -452,10 +483,9 @@ func (s *Session) approve(ctx context.Context, p *gate.Prepared, tc provider.Too
 		}
 		return false, msg
 	}
-	ans, err := s.opts.Asker.Approve(ctx, a)
-	if err != nil {
+	if askErr != nil {
 		entry.Decision = "error"
-		return false, "error asking the human: " + err.Error()
+		return false, "error asking the human: " + askErr.Error()
 	}
 	switch ans.Kind {
 	case Once:
@@ -581,6 +611,9 @@ func (s *Session) askQuestion(ctx context.Context, tc provider.ToolCall, args js
 	s.obs.ToolStart(tc.Name, args, nil)
 	answer, declined, err := s.opts.Asker.Question(ctx, q.Question, q.Options, q.AllowCustom)
 	switch {
+	case errors.Is(err, ErrNoHuman):
+		s.obs.ToolEnd(tc.Name, "nobody to ask", true)
+		return outcome{text: "nobody can answer: there is no human to ask here; decide yourself, or stop and say what you need", isError: true}
 	case err != nil:
 		s.obs.ToolEnd(tc.Name, "error", true)
 		return outcome{text: "error asking the human: " + err.Error(), isError: true}
