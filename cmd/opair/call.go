@@ -150,6 +150,20 @@ func callTool(ctx context.Context, stdout, stderr io.Writer, name string, args j
 		return reportedError{fmt.Sprintf("%s: unknown decision %q; failing closed", name, p.Decision.Action)}
 	}
 
+	if p.Entry.Kind == toolfile.KindMCP {
+		if h.mcp == nil {
+			return reportedError{name + ": no MCP server is connected"}
+		}
+		text, isErr, err := h.mcp.Call(ctx, p.Entry.Tool, p.Args)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, strings.TrimRight(text, "\n"))
+		if isErr {
+			return reportedError{name + " failed"}
+		}
+		return nil
+	}
 	if len(p.Argv) > 0 {
 		fmt.Fprintf(stderr, "$ %s\n", displayArgv(p.Argv))
 	}

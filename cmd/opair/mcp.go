@@ -67,7 +67,7 @@ func serveMCP(ctx context.Context, stderr io.Writer, mode permission.Mode, proje
 	defer log.Close()
 	asker := &mcpAsker{}
 	s, err := session.New(session.Options{Root: h.root, Mode: mode, Config: h.cfg, Registry: h.reg, Plugins: h.plugins,
-		Paths: h.paths, Asker: asker, Observer: &stderrObserver{w: stderr}, Log: log, HostEnv: os.Environ(), ConfigPath: h.cfgPath})
+		Paths: h.paths, Asker: asker, Observer: &stderrObserver{w: stderr}, Log: log, HostEnv: os.Environ(), ConfigPath: h.cfgPath, MCP: mcpCaller(h)})
 	if err != nil {
 		return err
 	}

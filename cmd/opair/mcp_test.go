@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/opair-dev/opair/host/provider/providertest"
 )
 
 // mcpClient starts `opair mcp` as a subprocess and connects the official
@@ -93,5 +95,48 @@ func TestMCPElicitation(t *testing.T) {
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "shout", Arguments: map[string]any{"args": []string{"again"}}})
 	if err != nil || !res.IsError || !strings.Contains(resultText(res), "the human rejected this call, saying: not now") {
 		t.Errorf("rejected: %v %q", err, resultText(res))
+	}
+}
+
+// MCP servers listed in the config become tools named <server>_<tool>, in
+// their own permission space: offered in driver mode only, asking by
+// default, allowed by a rule keyed by their name. The server here is opair
+// itself, serving its own tools over MCP.
+func TestMCPServersBecomeTools(t *testing.T) {
+	project := t.TempDir()
+	writeFiles(t, project, map[string]string{"a.txt": "from the inner server\n"})
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	write := func(rules string) {
+		src := `{"mcpServers": {"inner": {"command": "` + opairBin + `", "args": ["mcp", "--project", "` + project + `"]}}` + rules + `}`
+		if err := os.WriteFile(cfg, []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("")
+	env := []string{"OPAIR_CONFIG=" + cfg}
+	r := opair(t, env, "tools", "show", "inner_readProjectFile")
+	if r.code != 0 || !strings.Contains(r.stdout, "In navigator mode:  not offered") || !strings.Contains(r.stdout, "In driver mode:     ask") {
+		t.Fatalf("show: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	srv := providertest.NewOpenAI(t,
+		providertest.Reply{ToolCalls: []providertest.ToolCall{{Name: "inner_readProjectFile", Arguments: `{"path":"a.txt"}`}}},
+		providertest.Reply{Text: "denied, as expected"},
+		providertest.Reply{ToolCalls: []providertest.ToolCall{{Name: "inner_readProjectFile", Arguments: `{"path":"a.txt"}`}}},
+		providertest.Reply{Text: "read it"},
+	)
+	r = opair(t, modelEnv(srv, env...), "run", "--mode", "driver", "--project", project, "read a.txt through the inner server")
+	if r.code != 0 {
+		t.Fatalf("run: %d\n%s", r.code, r.stderr)
+	}
+	if m := messagesOf(t, srv.Requests()[1]); !strings.Contains(m, `{\"tool\": \"inner_readProjectFile\"`) {
+		t.Errorf("the denial does not name the rule:\n%s", m)
+	}
+	write(`, "permissions": [{"tool": "inner_*", "action": "allow"}]`)
+	r = opair(t, modelEnv(srv, env...), "run", "--mode", "driver", "--project", project, "again")
+	if r.code != 0 {
+		t.Fatalf("run with the rule: %d\n%s", r.code, r.stderr)
+	}
+	if m := messagesOf(t, srv.Requests()[3]); !strings.Contains(m, "from the inner server") {
+		t.Errorf("the MCP tool's result did not reach the model:\n%s", m)
 	}
 }

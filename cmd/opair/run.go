@@ -92,6 +92,7 @@ func startSession(ctx context.Context, stderr io.Writer, mode permission.Mode, p
 		Provider: prov,
 		Model:    model,
 		Asker:    asker, Observer: obs, Log: log, HostEnv: os.Environ(), History: history, ConfigPath: h.cfgPath,
+		MCP: mcpCaller(h),
 	})
 	if err != nil {
 		h.close()
@@ -158,4 +159,12 @@ func truncateRunes(s string, n int) string {
 		return s
 	}
 	return string(r[:n]) + "…"
+}
+
+// mcpCaller is the session's way to the MCP servers, or nil without any.
+func mcpCaller(h *host) session.MCPCaller {
+	if h.mcp == nil {
+		return nil
+	}
+	return h.mcp
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/opair-dev/opair/host/config"
+	"github.com/opair-dev/opair/host/mcpclient"
 	"github.com/opair-dev/opair/host/plugin"
 	"github.com/opair-dev/opair/host/registry"
 	"github.com/opair-dev/opair/internal/childenv"
@@ -27,6 +28,7 @@ type host struct {
 	log     hclog.Logger
 	missing []string // built-in plugins found nowhere
 	paths   *pathclass.Resolver
+	mcp     *mcpclient.Set
 }
 
 // hostOptions tune setup.
@@ -141,10 +143,21 @@ func setupHost(ctx context.Context, o hostOptions) (*host, error) {
 		return nil, err
 	}
 	h.reg = reg
+	if len(cfg.MCPServers) > 0 {
+		set, errs := mcpclient.ConnectAll(ctx, cfg.MCPServers, os.Environ(), root)
+		for _, err := range errs {
+			log.Warn(err.Error())
+		}
+		for _, err := range reg.AddExternal(set.Tools()) {
+			log.Warn(err.Error())
+		}
+		h.mcp = set
+	}
 	return h, nil
 }
 
 func (h *host) close() {
+	h.mcp.Close()
 	h.plugins.Close()
 	if h.paths != nil {
 		_ = h.paths.Close()

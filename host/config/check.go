@@ -26,6 +26,7 @@ type parsed struct {
 	pins        map[string]string
 	models      map[string]Role
 	loops       map[string]Loop
+	mcpServers  map[string]MCPServer
 }
 
 type execSection struct {
@@ -60,6 +61,7 @@ var sections = []section{
 	{"plugins", false, (*checker).plugins},
 	{"models", false, (*checker).models},
 	{"loops", false, (*checker).loops},
+	{"mcpServers", false, (*checker).mcpServers},
 }
 
 var (

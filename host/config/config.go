@@ -70,6 +70,9 @@ type Config struct {
 	// Loops are the user's adjustments of the loops (role, system prompt,
 	// tool whitelist), by loop name; nil without a loops section.
 	Loops map[string]Loop
+	// MCPServers are the MCP servers whose tools become Opair tools, by
+	// name; only the user's config may list them.
+	MCPServers map[string]MCPServer
 	// Files are the files that were read, user file first.
 	Files []string
 }
@@ -217,6 +220,7 @@ func (l *loader) merge(user, project *parsed) *Config {
 		Pins:               user.pins,
 		Models:             user.models,
 		Loops:              user.loops,
+		MCPServers:         user.mcpServers,
 		Files:              l.files,
 	}
 	timeoutFrom, capFrom := "default", "default"

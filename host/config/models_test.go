@@ -369,3 +369,36 @@ func TestLoopsSection(t *testing.T) {
 		t.Errorf("project loops: %v", err)
 	}
 }
+
+func TestMCPServersSection(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "config.json")
+	write := func(src string) {
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"mcpServers": {"github": {"command": "github-mcp-server", "args": ["stdio"], "env": {"LOG_LEVEL": "info"}, "passEnv": ["GITHUB_TOKEN"]}}}`)
+	cfg, err := Load(p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := cfg.MCPServers["github"]
+	if g.Command != "github-mcp-server" || len(g.Args) != 1 || g.Env["LOG_LEVEL"] != "info" || g.PassEnv[0] != "GITHUB_TOKEN" {
+		t.Errorf("%+v", g)
+	}
+	for src, want := range map[string]string{
+		`{"mcpServers": {"gh": {"args": []}}}`:                                       `missing "command"`,
+		`{"mcpServers": {"gh": {"command": "./server"}}}`:                            `relative path`,
+		`{"mcpServers": {"gh": {"command": "s", "env": {"GITHUB_TOKEN": "ghp_x"}}}}`: `passEnv`,
+		`{"mcpServers": {"gh": {"command": "s", "env": {"LD_PRELOAD": "x"}}}}`:       `may not set "LD_PRELOAD"`,
+		`{"mcpServers": {"g_h": {"command": "s"}}}`:                                  `not a server name`,
+		`{"mcpServers": {"gh": {"command": "s", "passEnv": ["A B"]}}}`:               `variable names`,
+		`{"mcpServers": {"gh": {"comand": "s"}}}`:                                    `did you mean "command"?`,
+	} {
+		write(src)
+		if _, err := Load(p, ""); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: want %q, got %v", src, want, err)
+		}
+	}
+}

@@ -12,6 +12,7 @@ package gate
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -89,7 +90,12 @@ func (g *Gate) Prepare(e *registry.Entry, args json.RawMessage) (*Prepared, erro
 		return refuse("the arguments must be a JSON object, e.g. {\"args\": [\"./...\"]}")
 	}
 	if err := g.validate(e.Tool, args); err != nil {
-		return refuse("the arguments do not match the tool's parameters: %v", err)
+		var ce compileError
+		// An MCP server's schema that does not compile is the server's
+		// problem: its own validation applies.
+		if !(errors.As(err, &ce) && e.Kind == toolfile.KindMCP) {
+			return refuse("the arguments do not match the tool's parameters: %v", err)
+		}
 	}
 	p := &Prepared{Entry: e, Args: args}
 	untrusted := e.Untrusted
@@ -320,6 +326,16 @@ func envList(m map[string]string) []string {
 	return out
 }
 
+// compileError is a parameters schema that does not compile.
+type compileError struct{ error }
+
+// noLoader refuses external references: a schema must be self-contained.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external $ref %q is not allowed", url)
+}
+
 // validate checks arguments against the tool's parameters schema, compiled
 // once per tool.
 func (g *Gate) validate(t *toolfile.Tool, args json.RawMessage) error {
@@ -333,16 +349,17 @@ func (g *Gate) validate(t *toolfile.Tool, args json.RawMessage) error {
 	if !ok {
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(t.Parameters))
 		if err != nil {
-			return err
+			return compileError{err}
 		}
 		c := jsonschema.NewCompiler()
 		c.DefaultDraft(jsonschema.Draft2020)
+		c.UseLoader(noLoader{})
 		url := "opair:///" + t.Name + ".json"
 		if err := c.AddResource(url, doc); err != nil {
-			return err
+			return compileError{err}
 		}
 		if s, err = c.Compile(url); err != nil {
-			return err
+			return compileError{err}
 		}
 		g.schemas[key] = s
 	}

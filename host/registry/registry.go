@@ -111,6 +111,22 @@ func (r *Registry) MarkDegraded(name, reason string) {
 	r.publishLocked(&cp)
 }
 
+// AddExternal adds tools that come from no tool file (an MCP server's). A
+// name already taken is not added; the clash is returned.
+func (r *Registry) AddExternal(tools []*toolfile.Tool) []error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var errs []error
+	for _, t := range tools {
+		if other, ok := r.byName[t.Name]; ok {
+			errs = append(errs, fmt.Errorf("tool %s of %s is not added: %s already defines it", t.Name, t.Server, other.File))
+			continue
+		}
+		r.publishLocked(&Entry{Tool: t, Available: true})
+	}
+	return errs
+}
+
 // publishLocked makes e the entry of its name. r.mu must be held.
 func (r *Registry) publishLocked(e *Entry) {
 	r.byName[e.Name] = e

@@ -102,6 +102,8 @@ type Options struct {
 	Observer Observer
 	Log      *Log
 	HostEnv  []string
+	// MCP are the connected MCP servers whose tools are in the registry.
+	MCP MCPCaller
 	// ConfigPath is the user's config file, where "always, and save it"
 	// answers are written.
 	ConfigPath string
@@ -235,6 +237,11 @@ func (s *Session) toolsIn(l Loop) []provider.Tool {
 		out = append(out, provider.Tool{Name: e.Name, Description: e.Description, Parameters: e.Parameters, Strict: e.Strict})
 	}
 	return out
+}
+
+// MCPCaller runs the tools of MCP servers.
+type MCPCaller interface {
+	Call(ctx context.Context, t *toolfile.Tool, args json.RawMessage) (text string, isError bool, err error)
 }
 
 // ErrNoHuman is what an Asker returns when it has nobody to ask (an MCP
@@ -558,6 +565,18 @@ func (s *Session) run(ctx context.Context, tc provider.ToolCall, p *gate.Prepare
 		}()
 	}
 	s.obs.ToolStart(tc.Name, p.Args, p.Argv)
+	if p.Entry.Kind == toolfile.KindMCP {
+		if s.opts.MCP == nil {
+			return outcome{text: "error: no MCP server is connected for " + tc.Name, isError: true}
+		}
+		text, isErr, err := s.opts.MCP.Call(ctx, p.Entry.Tool, p.Args)
+		if err != nil {
+			s.obs.ToolEnd(tc.Name, "failed", true)
+			return outcome{text: "the call failed: " + err.Error(), isError: true}
+		}
+		s.obs.ToolEnd(tc.Name, truncate(firstLine(text), 120), isErr)
+		return outcome{text: text, isError: isErr, full: text}
+	}
 	var full strings.Builder
 	res, err := s.opts.Plugins.Invoke(ctx, p.Request, func(pr *pluginv1.Progress) {
 		if full.Len() < maxFullOutput {
@@ -773,6 +792,11 @@ func estimate(msgs []provider.Message) int {
 		n += len(m.Images) * 1000
 	}
 	return n
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
 }
 
 func truncate(s string, n int) string {

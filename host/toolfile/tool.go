@@ -76,6 +76,7 @@ const (
 	KindBuiltin     Kind = "builtin"     // one of the ten file handlers, served by opair-plugin-builtin
 	KindPlugin      Kind = "plugin"      // a handler type served by another plugin
 	KindHandlerless Kind = "handlerless" // no handler block: served under its name by the host or a plugin
+	KindMCP         Kind = "mcp"         // a tool of an MCP server the config lists (no tool file)
 )
 
 // Tool is a validated tool file.
