@@ -79,7 +79,7 @@ func (c *checker) mcpServers(m *strictjson.Member, p *parsed) {
 				if why := childenv.Forbidden(em.Key); why != "" {
 					hint := "remove it"
 					if childenv.IsSecret(em.Key) {
-						hint = fmt.Sprintf(`never write a secret in the config: list its name in "passEnv" to pass it from your environment`)
+						hint = `never write a secret in the config: list its name in "passEnv" to pass it from your environment`
 					}
 					c.errAt(em.KeyStart, hint, "%s.env may not set %q: %s", where, em.Key, why)
 					continue
