@@ -16,7 +16,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -168,7 +167,7 @@ func display(path string) string {
 // file reads and checks one file. It returns nil when the file is missing and
 // optional, or when it could not be read or parsed at all.
 func (l *loader) file(path string, project, optional bool) *parsed {
-	data, err := readFile(path)
+	data, err := strictjson.ReadFile(os.DirFS(filepath.Dir(path)), filepath.Base(path), MaxFileBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			if optional {
@@ -186,23 +185,6 @@ func (l *loader) file(path string, project, optional bool) *parsed {
 	return c.check()
 }
 
-// readFile reads a regular file of at most MaxFileBytes (+1, so the parser
-// reports the size).
-func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
-	}
-	return io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-}
 
 // merge combines the user's and the project's sections. A new section adds
 // its line here.

@@ -1,15 +1,15 @@
 package toolfile
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/opair-dev/opair/internal/strictjson"
 )
 
 // Set is the validated tools of one tools directory, sorted by name.
@@ -78,26 +78,7 @@ func ReadFile(path string) ([]byte, error) {
 }
 
 func readTool(fsys fs.FS, name string) ([]byte, error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("file is over the limit of %d bytes", MaxFileBytes)
-	}
-	return data, nil
+	return strictjson.ReadFile(fsys, name, MaxFileBytes)
 }
 
 // crossCheck applies the rules that span files: unique tool names and

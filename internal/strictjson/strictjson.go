@@ -13,6 +13,8 @@ package strictjson
 
 import (
 	"fmt"
+	"io"
+	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
@@ -532,4 +534,29 @@ func (l *Lines) Position(off int) (line, col int) {
 		return i + 1, utf8.RuneCount(seg) + 1
 	}
 	return i + 1, len(seg) + 1
+}
+
+// ReadFile reads one document to parse: a regular file (not a FIFO, device
+// or directory) of at most max bytes; a larger one is an error.
+func ReadFile(fsys fs.FS, name string, max int) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > max {
+		return nil, fmt.Errorf("file is over the limit of %d bytes", max)
+	}
+	return data, nil
 }

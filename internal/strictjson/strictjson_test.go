@@ -2,6 +2,8 @@ package strictjson
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -122,3 +124,26 @@ func FuzzAgainstEncodingJSON(f *testing.F) {
 }
 
 var errTrailing = &json.SyntaxError{}
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "ok.json"), []byte(`{}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "big.json"), make([]byte, 11), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "d.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fsys := os.DirFS(dir)
+	if b, err := ReadFile(fsys, "ok.json", 10); err != nil || string(b) != "{}" {
+		t.Errorf("ok: %q %v", b, err)
+	}
+	if _, err := ReadFile(fsys, "big.json", 10); err == nil || !strings.Contains(err.Error(), "over the limit of 10 bytes") {
+		t.Errorf("big: %v", err)
+	}
+	if _, err := ReadFile(fsys, "d.json", 10); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("dir: %v", err)
+	}
+}

@@ -503,28 +503,32 @@ func hasAssertion(re *syntax.Regexp) bool {
 	return false
 }
 
+// addRune adds to set the bytes that begin r in UTF-8: r itself for ASCII,
+// else every byte from 0x80 (its first byte, or an invalid byte, which Go's
+// regexp reads as U+FFFD).
+func addRune(set *[256]bool, r rune) {
+	if r < utf8.RuneSelf {
+		set[r] = true
+		return
+	}
+	for b := 0x80; b < 0x100; b++ {
+		set[b] = true
+	}
+}
+
 // allowedBytes adds to set every byte a match of re can hold, and reports
 // whether it knows them. Runes past ASCII add every byte from 0x80, as in
 // firstBytes.
 func allowedBytes(re *syntax.Regexp, set *[256]bool) bool {
-	addRune := func(r rune) {
-		if r < utf8.RuneSelf {
-			set[r] = true
-			return
-		}
-		for b := 0x80; b < 0x100; b++ {
-			set[b] = true
-		}
-	}
 	switch re.Op {
 	case syntax.OpNoMatch, syntax.OpEmptyMatch:
 		return true
 	case syntax.OpLiteral:
 		for _, r := range re.Rune {
-			addRune(r)
+			addRune(set, r)
 			if re.Flags&syntax.FoldCase != 0 {
 				for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-					addRune(f)
+					addRune(set, f)
 				}
 			}
 		}
@@ -536,7 +540,7 @@ func allowedBytes(re *syntax.Regexp, set *[256]bool) bool {
 				set[r] = true
 			}
 			if hi >= utf8.RuneSelf {
-				addRune(hi)
+				addRune(set, hi)
 			}
 		}
 		return true
@@ -561,15 +565,6 @@ func allowedBytes(re *syntax.Regexp, set *[256]bool) bool {
 // know. Runes past ASCII add every byte from 0x80 (their first byte, or an
 // invalid byte, which Go's regexp reads as U+FFFD).
 func firstBytes(re *syntax.Regexp, set *[256]bool) (nullable, ok bool) {
-	addRune := func(r rune) {
-		if r < utf8.RuneSelf {
-			set[r] = true
-			return
-		}
-		for b := 0x80; b < 0x100; b++ {
-			set[b] = true
-		}
-	}
 	switch re.Op {
 	case syntax.OpNoMatch:
 		return false, true
@@ -580,10 +575,10 @@ func firstBytes(re *syntax.Regexp, set *[256]bool) (nullable, ok bool) {
 			return true, true
 		}
 		r := re.Rune[0]
-		addRune(r)
+		addRune(set, r)
 		if re.Flags&syntax.FoldCase != 0 {
 			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-				addRune(f)
+				addRune(set, f)
 			}
 		}
 		return false, true
@@ -594,7 +589,7 @@ func firstBytes(re *syntax.Regexp, set *[256]bool) (nullable, ok bool) {
 				set[r] = true
 			}
 			if hi >= utf8.RuneSelf {
-				addRune(hi)
+				addRune(set, hi)
 			}
 		}
 		return false, true
