@@ -277,19 +277,12 @@ func openTTY() *os.File {
 // reject / reject with a message. It returns whether to run and the
 // rejection message.
 func ask(tty *os.File, p *gate.Prepared, root string, preview *session.Preview, cfgPath string) (bool, string, error) {
-	fmt.Fprintf(tty, "\n%s wants to run", p.Entry.Name)
-	switch {
-	case len(p.Argv) > 0:
-		fmt.Fprintf(tty, ":\n  %s\n  in %s\n", displayArgv(p.Argv), escapeTerminal(root))
-	case preview != nil:
-		fmt.Fprintf(tty, ", changing:\n")
-		for _, line := range strings.Split(strings.TrimRight(preview.Diff, "\n"), "\n") {
-			fmt.Fprintf(tty, "  %s\n", escapeTerminal(line))
-		}
-	default:
-		fmt.Fprintf(tty, " with %s\n", escapeTerminal(string(p.Args)))
+	a := session.Approval{Tool: p.Entry.Name, Argv: p.Argv, Args: p.Args, Reason: p.Decision.Reason, Root: root}
+	if preview != nil {
+		a.Diff = preview.Diff
 	}
-	fmt.Fprintf(tty, "  why it asks: %s\n", escapeTerminal(p.Decision.Reason))
+	fmt.Fprintln(tty)
+	describeApproval(tty, a)
 	r := bufio.NewReader(tty)
 	for {
 		save := ""

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
+
+	"github.com/opair-dev/opair/host/session"
 )
 
 // escapeTerminal makes a string safe to show at a prompt: control
@@ -47,4 +51,40 @@ func displayArgv(argv []string) string {
 		}
 	}
 	return escapeTerminal(strings.Join(words, " "))
+}
+
+// describeApproval writes what the human approves: the exact command line
+// and where it runs, or the diff of a write, and why it asks. Every prompt
+// (terminal, interactive session, MCP elicitation) shows the same text.
+func describeApproval(w io.Writer, a session.Approval) {
+	fmt.Fprintf(w, "%s wants to run", a.Tool)
+	switch {
+	case len(a.Argv) > 0:
+		fmt.Fprintf(w, ":\n  %s\n  in %s\n", displayArgv(a.Argv), escapeTerminal(a.Root))
+	case a.Diff != "":
+		fmt.Fprintf(w, ", changing:\n")
+		for _, line := range strings.Split(strings.TrimRight(a.Diff, "\n"), "\n") {
+			fmt.Fprintf(w, "  %s\n", escapeTerminal(line))
+		}
+	default:
+		fmt.Fprintf(w, " with %s\n", escapeTerminal(string(a.Args)))
+	}
+	fmt.Fprintf(w, "  why it asks: %s\n", escapeTerminal(a.Reason))
+}
+
+// printToolStart and printToolEnd are the tool activity lines of a session.
+func printToolStart(w io.Writer, name string, args json.RawMessage, argv []string) {
+	if len(argv) > 0 {
+		fmt.Fprintf(w, "→ %s: %s\n", name, displayArgv(argv))
+		return
+	}
+	fmt.Fprintf(w, "→ %s %s\n", name, escapeTerminal(truncateRunes(string(args), 200)))
+}
+
+func printToolEnd(w io.Writer, name, summary string, isError bool) {
+	mark := "✓"
+	if isError {
+		mark = "✗"
+	}
+	fmt.Fprintf(w, "  %s %s: %s\n", mark, name, escapeTerminal(truncateRunes(summary, 300)))
 }

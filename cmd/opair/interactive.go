@@ -331,11 +331,8 @@ func (it *interactive) notice(msg string) {
 func (it *interactive) Text(delta string) { fmt.Fprint(it.out, delta) }
 
 func (it *interactive) ToolStart(name string, args json.RawMessage, argv []string) {
-	if len(argv) > 0 {
-		fmt.Fprintf(it.out, "\n→ %s: %s\n", name, displayArgv(argv))
-		return
-	}
-	fmt.Fprintf(it.out, "\n→ %s %s\n", name, escapeTerminal(truncateRunes(string(args), 200)))
+	fmt.Fprintln(it.out)
+	printToolStart(it.out, name, args, argv)
 }
 
 func (it *interactive) ToolProgress(name string, p *pluginv1.Progress) {
@@ -345,11 +342,7 @@ func (it *interactive) ToolProgress(name string, p *pluginv1.Progress) {
 }
 
 func (it *interactive) ToolEnd(name, summary string, isError bool) {
-	mark := "✓"
-	if isError {
-		mark = "✗"
-	}
-	fmt.Fprintf(it.out, "  %s %s: %s\n", mark, name, escapeTerminal(truncateRunes(summary, 300)))
+	printToolEnd(it.out, name, summary, isError)
 }
 
 func (it *interactive) Usage(turn, total provider.Usage, ctxTokens, window int) {
@@ -372,19 +365,8 @@ func (it *interactive) readAnswer(prompt string) (string, error) {
 }
 
 func (it *interactive) Approve(ctx context.Context, a session.Approval) (session.Answer, error) {
-	fmt.Fprintf(it.out, "\n%s wants to run", a.Tool)
-	switch {
-	case len(a.Argv) > 0:
-		fmt.Fprintf(it.out, ":\n  %s\n  in %s\n", displayArgv(a.Argv), escapeTerminal(a.Root))
-	case a.Diff != "":
-		fmt.Fprintf(it.out, ", changing:\n")
-		for _, line := range strings.Split(strings.TrimRight(a.Diff, "\n"), "\n") {
-			fmt.Fprintf(it.out, "  %s\n", escapeTerminal(line))
-		}
-	default:
-		fmt.Fprintf(it.out, " with %s\n", escapeTerminal(string(a.Args)))
-	}
-	fmt.Fprintf(it.out, "  why it asks: %s\n", escapeTerminal(a.Reason))
+	fmt.Fprintln(it.out)
+	describeApproval(it.out, a)
 	always := "[a]lways for this session, [s]ave it for always"
 	if !a.CanAlways {
 		always = "[a]lways (counts as once: this call always asks)"

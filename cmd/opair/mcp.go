@@ -165,16 +165,7 @@ func (a *mcpAsker) elicit(ctx context.Context, id string, params *mcp.ElicitPara
 
 func (a *mcpAsker) Approve(ctx context.Context, ap session.Approval) (session.Answer, error) {
 	var msg strings.Builder
-	fmt.Fprintf(&msg, "%s wants to run", ap.Tool)
-	switch {
-	case len(ap.Argv) > 0:
-		fmt.Fprintf(&msg, ":\n  %s\n  in %s\n", displayArgv(ap.Argv), escapeTerminal(ap.Root))
-	case ap.Diff != "":
-		fmt.Fprintf(&msg, ", changing:\n%s\n", ap.Diff)
-	default:
-		fmt.Fprintf(&msg, " with %s\n", escapeTerminal(string(ap.Args)))
-	}
-	fmt.Fprintf(&msg, "Why it asks: %s", ap.Reason)
+	describeApproval(&msg, ap)
 	choices := []string{"once", "reject"}
 	if ap.CanAlways {
 		choices = []string{"once", "always", "reject"}

@@ -130,21 +130,13 @@ type stderrObserver struct {
 func (o *stderrObserver) Text(string) {}
 
 func (o *stderrObserver) ToolStart(name string, args json.RawMessage, argv []string) {
-	if len(argv) > 0 {
-		fmt.Fprintf(o.w, "→ %s: %s\n", name, displayArgv(argv))
-		return
-	}
-	fmt.Fprintf(o.w, "→ %s %s\n", name, escapeTerminal(truncateRunes(string(args), 200)))
+	printToolStart(o.w, name, args, argv)
 }
 
 func (o *stderrObserver) ToolProgress(string, *pluginv1.Progress) {}
 
 func (o *stderrObserver) ToolEnd(name, summary string, isError bool) {
-	mark := "✓"
-	if isError {
-		mark = "✗"
-	}
-	fmt.Fprintf(o.w, "  %s %s: %s\n", mark, name, escapeTerminal(truncateRunes(summary, 300)))
+	printToolEnd(o.w, name, summary, isError)
 }
 
 func (o *stderrObserver) Usage(turn, total provider.Usage, ctxTokens, window int) {
