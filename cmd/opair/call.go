@@ -87,18 +87,21 @@ func callTool(ctx context.Context, stdout, stderr io.Writer, name string, args j
 	if err != nil {
 		return err
 	}
+	// A write's dry run, computed at most once: replaceInProject's rules
+	// and the approval prompt share it.
+	var preview *session.Preview
 	if p.Entry.Type() == "replaceInProject" {
 		// Its paths are known only from a dry run: path rules apply to
 		// every file it would change.
-		pv, err := session.DryRun(ctx, h.plugins, p)
+		preview, err = session.DryRun(ctx, h.plugins, p)
 		if err != nil {
 			return err
 		}
-		if pv.Failed != "" {
-			return reportedError{fmt.Sprintf("%s: %s", name, pv.Failed)}
+		if preview.Failed != "" {
+			return reportedError{fmt.Sprintf("%s: %s", name, preview.Failed)}
 		}
-		paths := make([]string, 0, len(pv.Files))
-		for f := range pv.Files {
+		paths := make([]string, 0, len(preview.Files))
+		for f := range preview.Files {
 			paths = append(paths, f)
 		}
 		sort.Strings(paths)
@@ -118,8 +121,7 @@ func callTool(ctx context.Context, stdout, stderr io.Writer, name string, args j
 		// A write is previewed first: the human approves the diff, and the
 		// write happens only if the files still hold what the diff was
 		// computed from.
-		var preview *session.Preview
-		if p.Entry.Kind == toolfile.KindBuiltin && p.Entry.Writes != toolfile.None {
+		if preview == nil && p.Entry.Kind == toolfile.KindBuiltin && p.Entry.Writes != toolfile.None {
 			preview, err = session.DryRun(ctx, h.plugins, p)
 			if err != nil {
 				return err

@@ -410,8 +410,21 @@ func (s *Session) execute(ctx context.Context, tc provider.ToolCall, l Loop, g *
 		}
 		return outcome{text: "error: " + err.Error(), isError: true}
 	}
+	// A write's dry run is computed at most once per call: the checks
+	// below and the approval prompt share it.
+	var preview *Preview
+	dryRun := func() (*Preview, error) {
+		if preview == nil {
+			pv, err := DryRun(ctx, s.opts.Plugins, p)
+			if err != nil {
+				return nil, err
+			}
+			preview = pv
+		}
+		return preview, nil
+	}
 	if !human && p.Entry.Type() == "editFile" && p.Path != nil {
-		if msg := s.checkRead(ctx, p); msg != "" {
+		if msg := s.checkRead(p, dryRun); msg != "" {
 			_ = s.opts.Log.Append(Entry{Type: "decision", Tool: tc.Name, CallID: tc.ID, Args: args, Decision: "refused", Reason: msg})
 			s.obs.ToolEnd(tc.Name, "refused: not read, or changed since read", true)
 			return outcome{text: "refused: " + msg, isError: true}
@@ -420,7 +433,7 @@ func (s *Session) execute(ctx context.Context, tc provider.ToolCall, l Loop, g *
 	if p.Entry.Type() == "replaceInProject" {
 		// Its paths are known only from a dry run: path rules apply to
 		// every file it would change.
-		pv, err := DryRun(ctx, s.opts.Plugins, p)
+		pv, err := dryRun()
 		if err != nil {
 			return outcome{text: "error: " + err.Error(), isError: true}
 		}
@@ -441,7 +454,7 @@ func (s *Session) execute(ctx context.Context, tc provider.ToolCall, l Loop, g *
 	case permission.Allow:
 		_ = s.opts.Log.Append(entry)
 	case permission.Ask:
-		ok, text := s.approve(ctx, p, tc, &entry)
+		ok, text := s.approve(ctx, p, tc, &entry, dryRun)
 		_ = s.opts.Log.Append(entry)
 		if !ok {
 			s.obs.ToolEnd(tc.Name, entry.Decision, true)
@@ -457,11 +470,11 @@ func (s *Session) execute(ctx context.Context, tc provider.ToolCall, l Loop, g *
 
 // approve asks the human about a call, previewing a write first. It returns
 // whether to run, and otherwise what the model is told.
-func (s *Session) approve(ctx context.Context, p *gate.Prepared, tc provider.ToolCall, entry *Entry) (bool, string) {
+func (s *Session) approve(ctx context.Context, p *gate.Prepared, tc provider.ToolCall, entry *Entry, dryRun func() (*Preview, error)) (bool, string) {
 	a := Approval{Tool: tc.Name, Argv: p.Argv, Args: p.Args, Reason: p.Decision.Reason, Root: s.opts.Root, CanAlways: len(p.Suggestions) > 0}
 	var preview *Preview
 	if p.Entry.Kind == toolfile.KindBuiltin && p.Entry.Writes != toolfile.None {
-		pv, err := DryRun(ctx, s.opts.Plugins, p)
+		pv, err := dryRun()
 		if err != nil {
 			entry.Decision = "error"
 			return false, "error previewing the change: " + err.Error()
@@ -830,7 +843,7 @@ func readKey(p *gate.Prepared) string {
 // the file in this session, and it must not have changed on disk since. The
 // edit is then bound to the content the model read. It returns why the edit
 // is refused, or "".
-func (s *Session) checkRead(ctx context.Context, p *gate.Prepared) string {
+func (s *Session) checkRead(p *gate.Prepared, dryRun func() (*Preview, error)) string {
 	key := readKey(p)
 	s.mu.Lock()
 	want, ok := s.reads[key]
@@ -838,7 +851,7 @@ func (s *Session) checkRead(ctx context.Context, p *gate.Prepared) string {
 	if !ok {
 		return fmt.Sprintf("you have not read %s in this session; read it first (with a read tool), then edit it", key)
 	}
-	pv, err := DryRun(ctx, s.opts.Plugins, p)
+	pv, err := dryRun()
 	if err != nil {
 		return err.Error()
 	}
