@@ -243,3 +243,46 @@ func TestRunLoopWhitelistFromConfig(t *testing.T) {
 		t.Errorf("system prompt not replaced:\n%s", m)
 	}
 }
+
+// A binary that vanishes mid-session fails its call with a clear error and
+// the tool is no longer offered for the rest of the session.
+func TestVanishedBinaryDegradesTheTool(t *testing.T) {
+	binDir := t.TempDir()
+	bin := filepath.Join(binDir, "mytool")
+	src, err := os.ReadFile("/bin/true")
+	if err != nil {
+		t.Skip("no /bin/true")
+	}
+	if err := os.WriteFile(bin, src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tools := toolsDirWith(t, map[string]string{"my_tool.json": `{
+  "schema": {"type": "function", "function": {"name": "myTool", "description": "Run mytool.", "parameters": {"type": "object", "properties": {"args": {"type": "array", "items": {"type": "string"}}}}}},
+  "handler": {"type": "exec", "bin": "` + bin + `"}
+}`})
+	call := providertest.Reply{ToolCalls: []providertest.ToolCall{{Name: "myTool", Arguments: `{}`}}}
+	call.Delay = 500 * time.Millisecond
+	srv := providertest.NewOpenAI(t, call, providertest.Reply{Text: "it is gone"})
+	done := make(chan result, 1)
+	go func() {
+		done <- opair(t, modelEnv(srv, "OPAIR_TOOLS_DIR="+tools, "XDG_STATE_HOME="+t.TempDir()), "run", "--project", t.TempDir(), "run my tool")
+	}()
+	waitRequests(t, srv, 1)
+	if err := os.Remove(bin); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	if m := messagesOf(t, reqs[1]); !strings.Contains(m, "has vanished") {
+		t.Errorf("the failure does not say the binary vanished:\n%s", m)
+	}
+	if !contains(requestTools(t, reqs[0]), "myTool") || contains(requestTools(t, reqs[1]), "myTool") {
+		t.Errorf("offered before %v, after %v", requestTools(t, reqs[0]), requestTools(t, reqs[1]))
+	}
+	if !strings.Contains(r.stderr, "degraded") {
+		t.Errorf("no notice:\n%s", r.stderr)
+	}
+}

@@ -185,7 +185,6 @@ func (l *loader) file(path string, project, optional bool) *parsed {
 	return c.check()
 }
 
-
 // merge combines the user's and the project's sections. A new section adds
 // its line here.
 func (l *loader) merge(user, project *parsed) *Config {

@@ -153,23 +153,6 @@ func (m *Manager) Close() {
 	os.RemoveAll(m.sockDir)
 }
 
-// Plugins lists the plugins with what each serves, for `opair plugins`.
-func (m *Manager) Plugins() []Info {
-	var out []Info
-	for _, p := range m.procs {
-		out = append(out, p.info())
-	}
-	return out
-}
-
-// Info describes one plugin.
-type Info struct {
-	Name, Path, Version string
-	Types, Tools        []string
-	Err                 error // why it is not running, if it is not
-	Pid                 int
-}
-
 // Pid returns the process id of a running plugin, or 0.
 func (m *Manager) Pid(name string) int {
 	for _, p := range m.procs {

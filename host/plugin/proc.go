@@ -342,29 +342,6 @@ func (p *proc) pid() int {
 	return 0
 }
 
-func (p *proc) info() Info {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	in := Info{Name: p.spec.Name, Path: p.spec.Path, Err: p.failed}
-	if p.desc != nil {
-		in.Version = p.desc.PluginVersion
-		for _, t := range p.desc.HandlerTypes {
-			in.Types = append(in.Types, t.Name)
-		}
-		for _, t := range p.desc.HandlerlessTools {
-			in.Tools = append(in.Tools, t.Name)
-		}
-	} else if in.Err == nil {
-		in.Err = errors.New("not running")
-	}
-	if p.client != nil && !p.client.Exited() {
-		if rc := p.client.ReattachConfig(); rc != nil {
-			in.Pid = rc.Pid
-		}
-	}
-	return in
-}
-
 // tailBuffer keeps the last lines a plugin wrote to stderr. hclog JSON lines
 // are reduced to their message.
 type tailBuffer struct {

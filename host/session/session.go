@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -201,13 +202,6 @@ func (s *Session) Messages() []provider.Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]provider.Message(nil), s.msgs...)
-}
-
-// Usage returns the session's total token usage.
-func (s *Session) Usage() provider.Usage {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.total
 }
 
 // Offered returns the tools the model is offered now: available, not
@@ -607,6 +601,14 @@ func (s *Session) run(ctx context.Context, tc provider.ToolCall, p *gate.Prepare
 			return outcome{text: "cancelled by the human while it ran; its processes were killed", isError: true}
 		default:
 			s.obs.ToolEnd(tc.Name, "failed", true)
+		}
+		// A binary that vanished mid-session makes its tool degraded for
+		// the rest of the session (SPEC §2.2): it is no longer offered.
+		if p.Entry.Kind == toolfile.KindExec && p.Entry.BinPath != "" {
+			if _, serr := os.Stat(p.Entry.BinPath); serr != nil {
+				s.opts.Registry.MarkDegraded(tc.Name, fmt.Sprintf("its binary %s vanished during the session", p.Entry.BinPath))
+				s.obs.Notice(fmt.Sprintf("%s is degraded for the rest of this session: %s is gone", tc.Name, p.Entry.BinPath))
+			}
 		}
 		return outcome{text: "the call failed: " + err.Error(), isError: true}
 	}
